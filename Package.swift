@@ -1,0 +1,42 @@
+// swift-tools-version: 6.0
+// The Manashiki model registry SDK, the declarative sync agent and a development registry.
+import PackageDescription
+
+let package = Package(
+    name: "manashiki-models-swift",
+    platforms: [.macOS(.v13), .iOS(.v16), .tvOS(.v16), .watchOS(.v9), .visionOS(.v1)],
+    products: [
+        .library(name: "Manashiki", targets: ["Manashiki"]),
+        .library(name: "ManashikiSync", targets: ["ManashikiSync"]),
+        .library(name: "ManashikiRegistry", targets: ["ManashikiRegistry"]),
+        .executable(name: "manashiki-sync", targets: ["manashiki-sync"]),
+        .executable(name: "manashiki-registry", targets: ["manashiki-registry"]),
+    ],
+    targets: [
+        // OpenSSL's libcrypto (Debian: libssl-dev). Used on Linux only; Apple platforms use CryptoKit.
+        .systemLibrary(
+            name: "CManashikiCrypto",
+            pkgConfig: "libcrypto",
+            providers: [.apt(["libssl-dev"])]
+        ),
+        .target(
+            name: "Manashiki",
+            dependencies: [.target(name: "CManashikiCrypto", condition: .when(platforms: [.linux, .android]))]
+        ),
+        .target(name: "ManashikiTestSupport", dependencies: ["Manashiki"]),
+        .target(
+            name: "ManashikiRegistry",
+            dependencies: [.target(name: "CManashikiCrypto", condition: .when(platforms: [.linux, .android]))]
+        ),
+        .executableTarget(name: "manashiki-registry", dependencies: ["ManashikiRegistry"]),
+        .target(name: "ManashikiSync", dependencies: ["Manashiki"]),
+        .target(name: "ManashikiSyncCLI", dependencies: ["ManashikiSync", "Manashiki"]),
+        .executableTarget(name: "manashiki-sync", dependencies: ["ManashikiSyncCLI"]),
+        .executableTarget(name: "manashiki-bench", dependencies: ["Manashiki", "ManashikiSync", "ManashikiRegistry"]),
+        .testTarget(name: "ManashikiTests", dependencies: ["Manashiki", "ManashikiTestSupport", "ManashikiRegistry"]),
+        .testTarget(name: "ManashikiRegistryTests", dependencies: ["ManashikiRegistry", "Manashiki"]),
+        .testTarget(name: "ManashikiSyncTests", dependencies: ["ManashikiSync", "Manashiki", "ManashikiTestSupport", "ManashikiRegistry"]),
+        .testTarget(name: "ManashikiSyncCLITests", dependencies: ["ManashikiSyncCLI", "ManashikiRegistry"]),
+    ],
+    swiftLanguageModes: [.v6]
+)

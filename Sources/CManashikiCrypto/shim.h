@@ -1,0 +1,8 @@
+#ifndef C_MANASHIKI_CRYPTO_H
+#define C_MANASHIKI_CRYPTO_H
+// OpenSSL's libcrypto, as installed by Debian's libssl-dev. Linux only.
+#include <openssl/sha.h>
+#include <openssl/evp.h>
+#include <openssl/hmac.h>
+#include <openssl/crypto.h>
+#endif

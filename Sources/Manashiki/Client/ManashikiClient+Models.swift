@@ -1,0 +1,56 @@
+import Foundation
+
+extension ManashikiClient {
+    /// Lists every model the key's organisation can see (`GET /api/models`).
+    ///
+    /// There are no filter parameters yet: filter the result yourself, for example by
+    /// `getModel(_:)`'s `compatibility.platforms`.
+    ///
+    /// ```swift
+    /// let entries = try await client.listModels()
+    /// for entry in entries {
+    ///     print(entry.modelId, entry.version, entry.size, entry.sha256)
+    /// }
+    /// ```
+    /// - Throws: `APIError` (CONTRACT §4), or `.invalidResponse` naming the bad entry when the
+    ///   catalog holds an invalid id, size or digest.
+    public func listModels() async throws -> [ModelEntry] {
+        let response = try await performAPI(path: ["api", "models"])
+        let catalog = try decode(ModelCatalogResponse.self, from: response, what: "GET /api/models")
+        for (i, entry) in catalog.models.enumerated() {
+            if let problem = Self.problem(modelId: entry.modelId, size: entry.size, sha256: entry.sha256) {
+                throw APIError.invalidResponse("GET /api/models: models[\(i)] \(problem)")
+            }
+        }
+        return catalog.models
+    }
+
+    /// Fetches a model's full registry record (`GET /api/models/{modelId}`).
+    ///
+    /// ```swift
+    /// let record = try await client.getModel("whisper-medical-ja-fp16")
+    /// print(record.lifecycle.status, record.compatibility.minOs ?? "-")
+    /// ```
+    /// - Throws: `APIError.invalidModelId` before sending anything for a malformed id;
+    ///   `.modelNotFound`, and the other `APIError` cases of CONTRACT §4.
+    public func getModel(_ modelId: String) async throws -> ModelRecord {
+        try ModelID.validate(modelId)
+        let response = try await performAPI(path: ["api", "models", modelId], modelId: modelId)
+        let record = try decode(ModelRecord.self, from: response, what: "GET /api/models/\(modelId)")
+        guard record.modelId == modelId else {
+            throw APIError.invalidResponse("GET /api/models/\(modelId) answered a record for another model")
+        }
+        if let problem = Self.problem(modelId: record.modelId, size: record.size, sha256: record.sha256) {
+            throw APIError.invalidResponse("GET /api/models/\(modelId): \(problem)")
+        }
+        return record
+    }
+
+    /// What is wrong with an entry's fields, if anything.
+    static func problem(modelId: String, size: Int64, sha256: String) -> String? {
+        if !ModelID.isValid(modelId) { return "has an invalid modelId \(APIError.quoted(modelId))" }
+        if size < 0 { return "has a negative size" }
+        if !SHA256Digest.isHex(sha256) { return "has a sha256 that is not 64 lowercase hex characters" }
+        return nil
+    }
+}

@@ -1,0 +1,158 @@
+import Foundation
+
+extension ManashikiClient {
+    /// Most same-origin redirects an API request follows.
+    static let maxRedirects = 5
+
+    /// The URL of an API path, each segment percent-encoded as exactly one path segment.
+    func apiURL(_ segments: [String]) -> URL {
+        var components = URLComponents(url: baseURL, resolvingAgainstBaseURL: false)!
+        var prefix = components.percentEncodedPath
+        if prefix.hasSuffix("/") { prefix.removeLast() }
+        components.percentEncodedPath = prefix + "/" + segments.map(Self.escapeSegment).joined(separator: "/")
+        components.query = nil
+        components.fragment = nil
+        return components.url!
+    }
+
+    static func escapeSegment(_ s: String) -> String {
+        var allowed = CharacterSet.alphanumerics
+        allowed.insert(charactersIn: "-._~")
+        return s.addingPercentEncoding(withAllowedCharacters: allowed) ?? s
+    }
+
+    /// Sends one API request with the key, follows same-origin redirects only, and maps any
+    /// non-2xx answer to `APIError` (CONTRACT §4). `modelId` names the model in 404/410 errors.
+    func performAPI(method: String = "GET", path: [String], body: Data? = nil, bearer: String? = nil, modelId: String? = nil) async throws -> HTTPResponse {
+        var headers: HTTPHeaders = [
+            "X-API-Key": apiKey.secret,
+            "Accept": "application/json",
+            "User-Agent": Self.userAgent,
+        ]
+        if body != nil { headers["Content-Type"] = "application/json" }
+        if let bearer { headers["Authorization"] = "Bearer \(bearer)" }
+
+        var request = HTTPRequest(method: method, url: apiURL(path), headers: headers, body: body, idleTimeout: 60)
+        var hops = 0
+        while true {
+            let response: HTTPResponse
+            do {
+                response = try await transport.send(request)
+            } catch let error as APIError {
+                throw redact(error, bearer: bearer)
+            }
+            guard (300..<400).contains(response.status), response.status != 304 else {
+                try check(response, modelId: modelId, bearer: bearer)
+                return response
+            }
+            guard let location = response.head.headers["Location"],
+                  let next = URL(string: location, relativeTo: request.url)?.absoluteURL else {
+                throw APIError.unexpectedStatus(status: response.status, message: "redirect without a usable Location")
+            }
+            hops += 1
+            guard hops <= Self.maxRedirects else { throw APIError.refusedURL("the registry redirected more than \(Self.maxRedirects) times") }
+            guard URLPolicy.sameOrigin(next, request.url) else {
+                // Never carry the key to another origin; refuse rather than strip it, since an
+                // API answer from elsewhere would not be trustworthy either.
+                throw APIError.refusedURL("the registry redirected to another origin (\(URLPolicy.origin(of: next))); the API key is only ever sent to \(URLPolicy.origin(of: baseURL))")
+            }
+            request.url = next
+            if response.status == 303 || ((response.status == 301 || response.status == 302) && request.method == "POST") {
+                request.method = "GET"
+                request.body = nil
+                request.headers["Content-Type"] = nil
+            }
+        }
+    }
+
+    /// Maps a non-2xx answer to the typed error. The one place statuses become errors.
+    func check(_ response: HTTPResponse, modelId: String?, bearer: String?) throws {
+        let status = response.status
+        guard !(200..<300).contains(status) else { return }
+        let body = ErrorBody.decode(response.body)
+        let message = body?.message.map { sanitize($0, bearer: bearer) }
+        let code = body?.code
+        switch (status, code) {
+        case (400, _): throw APIError.badRequest(message ?? "bad request")
+        case (401, "session_required"): throw APIError.sessionRequired
+        case (401, "invalid_session"): throw APIError.invalidSession
+        case (401, _): throw APIError.unauthorized
+        case (403, _): throw APIError.forbiddenScope
+        case (404, _): throw APIError.modelNotFound(modelId ?? "")
+        case (410, _): throw APIError.modelSunset(modelId ?? "")
+        case (429, _): throw APIError.rateLimited(retryAfter: RetryAfter.seconds(from: response.head.headers["Retry-After"]))
+        case (500..<600, _): throw APIError.server(status: status, message: message)
+        default: throw APIError.unexpectedStatus(status: status, message: message)
+        }
+    }
+
+    /// Decodes a 2xx JSON body, naming the failing field in the error.
+    func decode<T: Decodable>(_ type: T.Type, from response: HTTPResponse, what: String) throws -> T {
+        do {
+            return try JSONDecoder().decode(T.self, from: response.body)
+        } catch let error as DecodingError {
+            throw APIError.invalidResponse("\(what): \(DecodingErrorText.describe(error))")
+        } catch {
+            throw APIError.invalidResponse("\(what): not JSON")
+        }
+    }
+
+    /// Removes secrets and control characters from server text and caps its length.
+    func sanitize(_ text: String, bearer: String?) -> String {
+        var s = text.replacingOccurrences(of: apiKey.secret, with: "[redacted]")
+        if let bearer, !bearer.isEmpty { s = s.replacingOccurrences(of: bearer, with: "[redacted]") }
+        s = String(s.unicodeScalars.map { $0.value < 0x20 || $0.value == 0x7F ? " " : Character($0) })
+        return s.count > 300 ? String(s.prefix(300)) + "…" : s
+    }
+
+    /// Errors from the transport are already free of URLs; this also drops any secret.
+    func redact(_ error: APIError, bearer: String?) -> APIError {
+        switch error {
+        case .transport(let text): return .transport(sanitize(text, bearer: bearer))
+        case .invalidResponse(let text): return .invalidResponse(sanitize(text, bearer: bearer))
+        default: return error
+        }
+    }
+}
+
+/// `{"error": {"code": "…", "message": "…"}}`.
+struct ErrorBody: Decodable {
+    struct Inner: Decodable { var code: String?; var message: String? }
+    var error: Inner
+
+    static func decode(_ data: Data) -> Inner? {
+        guard !data.isEmpty else { return nil }
+        return (try? JSONDecoder().decode(ErrorBody.self, from: data))?.error
+    }
+}
+
+/// Readable text for a `DecodingError`: the JSON path and what was wrong.
+enum DecodingErrorText {
+    static func describe(_ error: DecodingError) -> String {
+        func path(_ keys: [any CodingKey]) -> String {
+            var out = ""
+            for key in keys {
+                if let i = key.intValue { out += "[\(i)]" } else { out += out.isEmpty ? key.stringValue : ".\(key.stringValue)" }
+            }
+            return out.isEmpty ? "the answer" : out
+        }
+        switch error {
+        case .keyNotFound(let key, let ctx): return "\(path(ctx.codingPath + [key])) is missing"
+        case .typeMismatch(let type, let ctx): return "\(path(ctx.codingPath)) is not \(typeName(type))"
+        case .valueNotFound(let type, let ctx): return "\(path(ctx.codingPath)) is null, expected \(typeName(type))"
+        case .dataCorrupted(let ctx):
+            return ctx.codingPath.isEmpty ? "not valid JSON" : "\(path(ctx.codingPath)) is invalid"
+        @unknown default: return "undecodable"
+        }
+    }
+
+    static func typeName(_ type: Any.Type) -> String {
+        switch type {
+        case is String.Type: return "a string"
+        case is Int.Type, is Int64.Type: return "an integer"
+        case is Double.Type: return "a number"
+        case is Bool.Type: return "a boolean"
+        default: return type == [Any].self ? "an array" : "of the expected type"
+        }
+    }
+}

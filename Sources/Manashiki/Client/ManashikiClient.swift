@@ -1,0 +1,87 @@
+import Foundation
+
+/// The Manashiki registry client.
+///
+/// A `Sendable` struct: create one and share it between tasks.
+///
+/// ```swift
+/// import Manashiki
+///
+/// // An invalid key throws APIError.invalidAPIKey before any network traffic.
+/// let client = try ManashikiClient(apiKey: "mk_pub_acme_...")
+/// let entries = try await client.listModels()
+/// let model = try await client.downloadModel("whisper-medical-ja-fp16") { written, total in
+///     if let total { print("\(written) / \(total) bytes") }
+/// }
+/// ```
+public struct ManashikiClient: Sendable, CustomStringConvertible, CustomReflectable {
+    /// The production registry.
+    public static let defaultBaseURL = URL(string: "https://models.manashiki.com")!
+
+    /// The validated API key (its `description` is redacted).
+    public let apiKey: APIKey
+    /// The registry's origin (and optional path prefix).
+    public let baseURL: URL
+    /// The transport every request goes through.
+    public let transport: any HTTPTransport
+    /// Where models are installed as `<modelId>.bin`. Created on first download.
+    public let storageDirectory: URL
+
+    /// The key's tier: `.client` keys can list and download; `.server` keys can also issue
+    /// sessions and upload.
+    public var keyTier: APIKey.Tier { apiKey.tier }
+    /// The organisation slug from the key (`mk_pub_acme_…` → `acme`); nil for legacy keys.
+    public var organization: String? { apiKey.organization }
+
+    /// Creates a client. Validates the key locally; nothing is sent.
+    ///
+    /// - Parameters:
+    ///   - apiKey: an `mk_pub_`, `mk_live_`, `mk_svc_` or `sk_live_` key. Only `mk_pub_` keys may
+    ///     ship inside an app.
+    ///   - baseURL: the registry origin; `http` is accepted only for loopback hosts.
+    ///   - transport: how requests are sent; inject a mock in tests.
+    ///   - storageDirectory: where models are stored; defaults to
+    ///     `Application Support/ManashikiModels` (a temporary directory if that is unavailable).
+    /// - Throws: `APIError.invalidAPIKey` for a malformed key; `APIError.refusedURL` for a base
+    ///   URL that is not https (or loopback http).
+    public init(
+        apiKey: String,
+        baseURL: URL = URL(string: "https://models.manashiki.com")!,
+        transport: any HTTPTransport = URLSessionTransport(),
+        storageDirectory: URL? = nil
+    ) throws {
+        self.apiKey = try APIKey(apiKey)
+        if let reason = URLPolicy.refusal(for: baseURL) {
+            throw APIError.refusedURL("the registry base URL is not allowed (\(reason))")
+        }
+        self.baseURL = baseURL
+        self.transport = transport
+        self.storageDirectory = storageDirectory ?? ManashikiClient.defaultStorageDirectory
+    }
+
+    /// `Application Support/ManashikiModels` in the user domain (on Linux, under
+    /// `$XDG_DATA_HOME` or `~/.local/share`), or a folder in the temporary directory when
+    /// Application Support is unavailable.
+    public static var defaultStorageDirectory: URL {
+        if let support = FileManager.default.urls(for: .applicationSupportDirectory, in: .userDomainMask).first {
+            return support.appendingPathComponent("ManashikiModels", isDirectory: true)
+        }
+        return FileManager.default.temporaryDirectory.appendingPathComponent("ManashikiModels", isDirectory: true)
+    }
+
+    /// The `User-Agent` sent with every request.
+    public static let userAgent = "manashiki-swift/\(Manashiki.version)"
+
+    /// Redacted: shows the base URL and the key's kind, never the key.
+    public var description: String { "ManashikiClient(baseURL: \(baseURL.absoluteString), key: \(apiKey))" }
+    /// Mirror without the key's secret.
+    public var customMirror: Mirror {
+        Mirror(self, children: ["baseURL": baseURL, "apiKey": apiKey, "storageDirectory": storageDirectory], displayStyle: .struct)
+    }
+}
+
+/// Facts about this SDK.
+public enum Manashiki {
+    /// The SDK's version, sent in `User-Agent`.
+    public static let version = "0.1.0"
+}

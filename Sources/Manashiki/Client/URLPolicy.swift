@@ -1,0 +1,44 @@
+import Foundation
+
+/// Which URLs the SDK connects to (CONTRACT §3): `https` anywhere, `http` only to a loopback
+/// host, never credentials in the URL, never any other scheme.
+public enum URLPolicy {
+    /// Why `url` is refused, or nil if it is allowed. The reason never contains the URL's
+    /// path or query (signed URLs carry secrets there).
+    public static func refusal(for url: URL) -> String? {
+        guard let scheme = url.scheme?.lowercased() else { return "it has no scheme" }
+        guard let components = URLComponents(url: url, resolvingAgainstBaseURL: false) else { return "it is malformed" }
+        if components.user != nil || components.password != nil { return "it carries credentials before the host" }
+        guard let host = components.host, !host.isEmpty else { return "it has no host" }
+        switch scheme {
+        case "https": return nil
+        case "http": return isLoopback(host) ? nil : "plain http to \(host) is not encrypted; only https, or http to this machine, is allowed"
+        default: return "the \(scheme): scheme is not allowed"
+        }
+    }
+
+    /// Whether `host` names this machine: `localhost`, `127.0.0.0/8` or `::1`.
+    public static func isLoopback(_ host: String) -> Bool {
+        var h = host.lowercased()
+        if h.hasPrefix("[") && h.hasSuffix("]") { h = String(h.dropFirst().dropLast()) }
+        if h == "localhost" || h == "localhost." || h == "::1" || h == "0:0:0:0:0:0:0:1" { return true }
+        let parts = h.split(separator: ".", omittingEmptySubsequences: false)
+        guard parts.count == 4, parts[0] == "127" else { return false }
+        return parts.allSatisfy { p in !p.isEmpty && p.count <= 3 && p.allSatisfy(\.isASCII) && p.allSatisfy(\.isNumber) && Int(p)! <= 255 }
+    }
+
+    /// Whether two URLs share scheme, host and port.
+    public static func sameOrigin(_ a: URL, _ b: URL) -> Bool {
+        a.scheme?.lowercased() == b.scheme?.lowercased() && a.host?.lowercased() == b.host?.lowercased()
+            && effectivePort(a) == effectivePort(b)
+    }
+
+    static func effectivePort(_ url: URL) -> Int? {
+        url.port ?? (url.scheme?.lowercased() == "https" ? 443 : url.scheme?.lowercased() == "http" ? 80 : nil)
+    }
+
+    /// `scheme://host[:port]` only: safe to print.
+    public static func origin(of url: URL) -> String {
+        "\(url.scheme ?? "?")://\(url.host ?? "?")\(url.port.map { ":\($0)" } ?? "")"
+    }
+}

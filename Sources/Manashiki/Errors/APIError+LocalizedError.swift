@@ -1,0 +1,85 @@
+import Foundation
+
+extension APIError: LocalizedError, CustomStringConvertible {
+    /// What happened and what to do about it, in words a person can act on.
+    public var errorDescription: String? {
+        switch self {
+        case .invalidAPIKey:
+            return "The API key is not a valid Manashiki key. Copy it again from the dashboard: it starts with mk_pub_, mk_live_, mk_svc_ or sk_live_, has no surrounding spaces or newlines, and ends in at least 20 letters and digits."
+        case .forbiddenScope:
+            return "This key's tier may not do this. Creating sessions and uploading models need a server key (sk_live_ for sessions); a publishable mk_pub_ key can only list and download."
+        case .invalidModelId(let id):
+            return "\(Self.quoted(id)) is not a valid model id. Ids are 1 to 128 characters of lowercase letters, digits, '.', '_' and '-', start and end with a letter or digit, and contain no '..'."
+        case .badRequest(let message):
+            return "The registry rejected the request: \(message). Fix the request and try again."
+        case .unauthorized:
+            return "The registry does not accept this API key (revoked or unknown). Create a new key in the dashboard and update your configuration."
+        case .sessionRequired:
+            return "This model is private: pass a session token (downloadModel(_:session:)) issued by your backend with createSession."
+        case .invalidSession:
+            return "The session token is expired or malformed. Ask your backend for a fresh one and try again."
+        case .modelNotFound(let id):
+            return "No model \(Self.quoted(id)) is visible to this key's organisation. Check the id against listModels() and the key's organisation."
+        case .modelSunset(let id):
+            return "Model \(Self.quoted(id)) has been sunset and can no longer be downloaded. Move to its successor (see its registry record)."
+        case .rateLimited(let retryAfter):
+            if let retryAfter { return "The registry is rate limiting this key. Try again in \(retryAfter) seconds." }
+            return "The registry is rate limiting this key. Wait a minute and try again."
+        case .server(let status, let message):
+            return "The registry had an internal problem (HTTP \(status)\(message.map { ": \($0)" } ?? "")). This is usually temporary: try again in a few minutes."
+        case .unexpectedStatus(let status, let message):
+            return "The registry answered HTTP \(status)\(message.map { ": \($0)" } ?? "") which this SDK does not expect. Check the base URL points at a Manashiki registry, or update the SDK."
+        case .integrityMismatch(let expected, let actual):
+            return "The downloaded file is corrupt: its SHA-256 is \(actual) but the registry says \(expected). Nothing was installed and the previous copy is intact; try again, and report it if it persists."
+        case .bodyTooLong(let expected):
+            return "The storage host sent more than the declared \(expected) bytes; the transfer was stopped and nothing was installed. Try again; report it if it persists."
+        case .bodyTooShort(let expected, let received):
+            return "The transfer ended after \(received) of \(expected) bytes. Nothing was installed; try again (a retry resumes where it stopped)."
+        case .refusedURL(let reason):
+            return "Refused to connect: \(reason). Only https URLs (and http to this machine) are followed, so credentials and artifacts cannot be sent or fetched elsewhere."
+        case .invalidResponse(let detail):
+            return "The registry's answer could not be read (\(detail)). Check the base URL points at a Manashiki registry and not a proxy or captive portal."
+        case .transport(let detail):
+            return "The network request failed: \(detail). Check the connection and try again."
+        case .fileSystem(let operation, let path, let code):
+            return "Could not \(operation) \(path): \(Self.errnoText(code)). \(Self.fileSystemHint(code))"
+        }
+    }
+
+    /// The same text as `errorDescription`.
+    public var description: String { errorDescription ?? "APIError" }
+
+    /// What to do about a file-system failure.
+    static func fileSystemHint(_ code: Int32) -> String {
+        switch code {
+        case ENOSPC, EDQUOT: return "Free up disk space (the download needs room for a temporary copy) and try again."
+        case EACCES, EPERM: return "Give this process write permission to the storage directory, or choose another with storageDirectory:."
+        case EROFS: return "The storage directory is on a read-only file system; choose a writable one."
+        case ELOOP: return "A symbolic link is in the way; the storage directory and its model files must not be symlinks pointing elsewhere."
+        case EISDIR: return "A directory stands where the model file should be; remove or rename it."
+        default: return "Check the storage directory exists and is writable."
+        }
+    }
+
+    static func errnoText(_ code: Int32) -> String {
+        guard let s = strerror(code) else { return "errno \(code)" }
+        return String(cString: s)
+    }
+
+    /// A string quoted for a message, with control and invisible characters escaped so a
+    /// hostile id cannot forge log lines or hide itself.
+    static func quoted(_ s: String) -> String {
+        var out = "\""
+        for scalar in s.unicodeScalars.prefix(200) {
+            if scalar.value < 0x20 || scalar.value == 0x7F || scalar == "\"" || scalar == "\\"
+                || !scalar.isASCII && (scalar.properties.generalCategory == .format || scalar.properties.generalCategory == .control
+                    || scalar.properties.isWhitespace) {
+                out += String(format: "\\u{%X}", scalar.value)
+            } else {
+                out.unicodeScalars.append(scalar)
+            }
+        }
+        if s.unicodeScalars.count > 200 { out += "…" }
+        return out + "\""
+    }
+}

@@ -1,0 +1,38 @@
+import Foundation
+
+/// A model installed on disk by `downloadModel(_:session:progress:)`.
+public struct DownloadedModel: Sendable, Hashable {
+    /// The model id.
+    public var modelId: String
+    /// Where the artifact is: `<storageDirectory>/<modelId>.bin`.
+    public var localURL: URL
+    /// The file's SHA-256 (64 lowercase hex), computed while downloading and checked against
+    /// the registry's digest when the registry gave one.
+    public var sha256: String
+    /// The file's size in bytes.
+    public var size: Int64
+    /// The version the registry said it served, if it said.
+    public var version: String?
+    /// Whether the digest was checked against the registry's (false only when the registry
+    /// gave no digest).
+    public var verified: Bool
+
+    /// Creates a value.
+    public init(modelId: String, localURL: URL, sha256: String, size: Int64, version: String?, verified: Bool) {
+        self.modelId = modelId
+        self.localURL = localURL
+        self.sha256 = sha256
+        self.size = size
+        self.version = version
+        self.verified = verified
+    }
+}
+
+/// The body of `GET /api/download/{modelId}`.
+struct DownloadTicket: Decodable, Sendable {
+    var downloadUrl: String
+    var sha256: String?
+    var size: Int64?
+    var expiresIn: Int?
+    var version: String?
+}

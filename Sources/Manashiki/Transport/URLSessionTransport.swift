@@ -1,0 +1,245 @@
+import Foundation
+#if canImport(FoundationNetworking)
+import FoundationNetworking
+#endif
+
+/// The default `HTTPTransport`, on `URLSession` (Apple platforms) and FoundationNetworking
+/// (Linux, where URLSession runs on libcurl).
+///
+/// * Streams bodies with bounded memory: when the consumer falls behind, the task is
+///   suspended once `highWaterBytes` are buffered and resumed when the buffer drains, so a
+///   1 GiB download never holds more than a few MiB (Linux URLSession otherwise buffers
+///   without bound).
+/// * Follows no redirects (the client decides), stores no cookies, caches nothing, and asks
+///   for identity encoding unless the request says otherwise.
+public struct URLSessionTransport: HTTPTransport {
+    /// Buffered body bytes at which the task is suspended.
+    public var highWaterBytes: Int { box.highWater }
+
+    let box: SessionBox
+
+    /// Creates a transport with its own ephemeral `URLSession`.
+    /// - Parameters:
+    ///   - maximumConnectionsPerHost: parallel connections to one host.
+    ///   - highWaterBytes: buffered bytes at which a stream is paused (default 8 MiB).
+    public init(maximumConnectionsPerHost: Int = 8, highWaterBytes: Int = 8 << 20) {
+        box = SessionBox(maximumConnectionsPerHost: maximumConnectionsPerHost, highWater: highWaterBytes)
+    }
+
+    /// Streams the answer to `request` into `consumer` (see `HTTPTransport`).
+    public func stream(_ request: HTTPRequest, to consumer: any HTTPBodyConsumer) async throws {
+        var urlRequest = URLRequest(url: request.url, cachePolicy: .reloadIgnoringLocalCacheData, timeoutInterval: request.idleTimeout)
+        urlRequest.httpMethod = request.method
+        for field in request.headers { urlRequest.addValue(field.value, forHTTPHeaderField: field.name) }
+        if request.headers["Accept-Encoding"] == nil { urlRequest.setValue("identity", forHTTPHeaderField: "Accept-Encoding") }
+        urlRequest.httpBody = request.body
+        urlRequest.httpShouldHandleCookies = false
+
+        let pump = StreamPump(highWater: box.highWater)
+        let task = box.session.dataTask(with: urlRequest)
+        box.delegate.register(pump, for: task)
+        pump.task = task
+        defer { box.delegate.unregister(task) }
+        try await withTaskCancellationHandler {
+            task.resume()
+            try await pump.run(into: consumer, host: request.url.host ?? "?")
+        } onCancel: {
+            task.cancel()
+        }
+    }
+}
+
+/// Owns the `URLSession` and invalidates it when the last transport copy goes away.
+final class SessionBox: @unchecked Sendable {
+    let session: URLSession
+    let delegate: SessionDelegate
+    let highWater: Int
+
+    init(maximumConnectionsPerHost: Int, highWater: Int) {
+        let configuration = URLSessionConfiguration.ephemeral
+        configuration.httpMaximumConnectionsPerHost = maximumConnectionsPerHost
+        configuration.httpCookieStorage = nil
+        configuration.httpShouldSetCookies = false
+        configuration.urlCache = nil
+        configuration.requestCachePolicy = .reloadIgnoringLocalCacheData
+        configuration.timeoutIntervalForResource = 7 * 24 * 3600
+        delegate = SessionDelegate()
+        let queue = OperationQueue()
+        queue.maxConcurrentOperationCount = 1
+        queue.name = "manashiki.urlsession"
+        session = URLSession(configuration: configuration, delegate: delegate, delegateQueue: queue)
+        self.highWater = max(highWater, 64 << 10)
+    }
+
+    deinit { session.invalidateAndCancel() }
+}
+
+/// Routes URLSession delegate callbacks to the pump of each task.
+final class SessionDelegate: NSObject, URLSessionDataDelegate, @unchecked Sendable {
+    private let pumps = Locked<[Int: StreamPump]>([:])
+
+    func register(_ pump: StreamPump, for task: URLSessionTask) { pumps.withLock { $0[task.taskIdentifier] = pump } }
+    func unregister(_ task: URLSessionTask) { pumps.withLock { _ = $0.removeValue(forKey: task.taskIdentifier) } }
+    private func pump(_ task: URLSessionTask) -> StreamPump? { pumps.withLock { $0[task.taskIdentifier] } }
+
+    func urlSession(_ session: URLSession, task: URLSessionTask, willPerformHTTPRedirection response: HTTPURLResponse,
+                    newRequest request: URLRequest, completionHandler: @escaping @Sendable (URLRequest?) -> Void) {
+        completionHandler(nil) // never follow: the client applies its own policy
+    }
+
+    func urlSession(_ session: URLSession, dataTask: URLSessionDataTask, didReceive response: URLResponse,
+                    completionHandler: @escaping @Sendable (URLSession.ResponseDisposition) -> Void) {
+        pump(dataTask)?.didReceive(response: response)
+        completionHandler(.allow)
+    }
+
+    func urlSession(_ session: URLSession, dataTask: URLSessionDataTask, didReceive data: Data) {
+        pump(dataTask)?.didReceive(data: data)
+    }
+
+    func urlSession(_ session: URLSession, task: URLSessionTask, didCompleteWithError error: (any Error)?) {
+        pump(task)?.didComplete(error: error)
+    }
+}
+
+/// Hands one task's events to the consumer with backpressure.
+final class StreamPump: @unchecked Sendable {
+    private struct State {
+        var head: HTTPResponseHead?
+        var headDelivered = false
+        var chunks: [Data] = []
+        var buffered = 0
+        var suspended = false
+        var completion: Result<Void, any Error>?
+        var waiter: CheckedContinuation<Void, Never>?
+    }
+
+    private let state = Locked(State())
+    private let highWater: Int
+    /// Set before the task starts; read only by this pump.
+    nonisolated(unsafe) var task: URLSessionTask?
+
+    init(highWater: Int) { self.highWater = highWater }
+
+    // MARK: Delegate side (URLSession's queue)
+
+    func didReceive(response: URLResponse) {
+        let http = response as? HTTPURLResponse
+        var headers = HTTPHeaders()
+        if let http {
+            for (key, value) in http.allHeaderFields {
+                headers.add(name: "\(key)", value: "\(value)")
+            }
+        }
+        let head = HTTPResponseHead(status: http?.statusCode ?? 200, headers: headers)
+        signal { $0.head = head }
+    }
+
+    func didReceive(data: Data) {
+        var shouldSuspend = false
+        signal { s in
+            s.chunks.append(data)
+            s.buffered += data.count
+            if s.buffered >= self.highWater && !s.suspended && s.completion == nil {
+                s.suspended = true
+                shouldSuspend = true
+            }
+        }
+        if shouldSuspend { task?.suspend() }
+    }
+
+    func didComplete(error: (any Error)?) {
+        signal { $0.completion = error.map { .failure($0) } ?? .success(()) }
+    }
+
+    private func signal(_ update: (inout State) -> Void) {
+        let waiter: CheckedContinuation<Void, Never>? = state.withLock { s in
+            update(&s)
+            defer { s.waiter = nil }
+            return s.waiter
+        }
+        waiter?.resume()
+    }
+
+    // MARK: Consumer side
+
+    func run(into consumer: any HTTPBodyConsumer, host: String) async throws {
+        while true {
+            try Task.checkCancellation()
+            let event: (head: HTTPResponseHead?, chunk: Data?, completion: Result<Void, any Error>?, resume: Bool)? = state.withLock { s in
+                if let head = s.head, !s.headDelivered {
+                    s.headDelivered = true
+                    return (head, nil, nil, false)
+                }
+                if !s.chunks.isEmpty {
+                    let chunk: Data
+                    if s.chunks.count == 1 {
+                        chunk = s.chunks[0]
+                    } else {
+                        var merged = Data(capacity: s.buffered)
+                        for c in s.chunks { merged.append(c) }
+                        chunk = merged
+                    }
+                    s.chunks.removeAll(keepingCapacity: true)
+                    s.buffered = 0
+                    let resume = s.suspended
+                    s.suspended = false
+                    return (nil, chunk, nil, resume)
+                }
+                if let completion = s.completion { return (nil, nil, completion, false) }
+                return nil
+            }
+            guard let event else {
+                await withCheckedContinuation { (c: CheckedContinuation<Void, Never>) in
+                    let ready = state.withLock { s -> Bool in
+                        let ready = (s.head != nil && !s.headDelivered) || !s.chunks.isEmpty || s.completion != nil
+                        if !ready { s.waiter = c }
+                        return ready
+                    }
+                    if ready { c.resume() }
+                }
+                continue
+            }
+            if event.resume { task?.resume() }
+            if let head = event.head { try await consumer.receive(head: head); continue }
+            if let chunk = event.chunk { try await consumer.receive(chunk: chunk); continue }
+            if let completion = event.completion {
+                switch completion {
+                case .success:
+                    if !state.withLock({ $0.headDelivered }) {
+                        throw APIError.transport("\(host) closed the connection without answering")
+                    }
+                    return
+                case .failure(let error):
+                    if Task.isCancelled { throw CancellationError() }
+                    throw TransportErrorText.apiError(for: error, host: host)
+                }
+            }
+        }
+    }
+}
+
+/// Turns URLSession errors into `APIError.transport` text that names the host but never the
+/// URL (signed URLs carry secrets in their query strings).
+enum TransportErrorText {
+    static func apiError(for error: any Error, host: String) -> APIError {
+        if let urlError = error as? URLError {
+            let what: String
+            switch urlError.code {
+            case .timedOut: what = "\(host) stopped sending data (timed out)"
+            case .cannotConnectToHost: what = "could not connect to \(host) (connection refused)"
+            case .cannotFindHost, .dnsLookupFailed: what = "could not resolve \(host)"
+            case .networkConnectionLost: what = "the connection to \(host) was lost"
+            case .notConnectedToInternet: what = "this device is offline"
+            case .secureConnectionFailed, .serverCertificateUntrusted, .serverCertificateHasBadDate,
+                 .serverCertificateNotYetValid, .serverCertificateHasUnknownRoot, .clientCertificateRejected:
+                what = "the TLS connection to \(host) failed (certificate or protocol problem)"
+            case .cancelled: what = "the request to \(host) was cancelled"
+            case .badServerResponse: what = "\(host) sent a malformed HTTP answer"
+            default: what = "the request to \(host) failed (URLError \(urlError.code.rawValue))"
+            }
+            return .transport(what)
+        }
+        return .transport("the request to \(host) failed (\(type(of: error)))")
+    }
+}

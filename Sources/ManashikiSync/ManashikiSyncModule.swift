@@ -1,0 +1,2 @@
+/// Namespace of the sync agent.
+public enum ManashikiSyncModule {}

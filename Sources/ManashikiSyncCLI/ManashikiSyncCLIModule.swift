@@ -1,0 +1,2 @@
+/// Namespace of the sync command.
+public enum ManashikiSyncCLIModule {}

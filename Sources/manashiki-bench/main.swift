@@ -1,0 +1,1 @@
+print("manashiki-bench: not built yet")

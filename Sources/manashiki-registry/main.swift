@@ -1,0 +1,1 @@
+print("manashiki-registry: not built yet")

@@ -1,0 +1,2 @@
+import ManashikiSyncCLI
+print("manashiki-sync: not built yet")
