@@ -86,19 +86,17 @@ struct DownloadIntegrationTests {
 
     @Test("an expired signed URL is refreshed and the transfer resumes where it stopped", arguments: [403, 410])
     func expiredURL(status: Int) async throws {
-        // A 1-second URL lifetime and a slow first attempt: the transfer is cut after 1 MiB,
-        // and by the time it resumes the URL has expired, so a fresh one is resolved.
-        let f = try RegistryFixture(urlTTL: 1)
-        f.registry.setFault(.connectionReset(afterBytes: 1 << 20, count: 1), modelId: "tiny", endpoint: .storage)
-        let client = try f.client()
-        var options = DownloadOptions()
-        options.resumeBackoff = 1.5 // the first resume happens after the 1 s URL lifetime
-        let model = try await client.downloadModel("tiny", session: nil, expecting: nil, options: options)
+        // Storage request 1 ends after 1 MiB of a longer declared body (a rule for this model, fired once); request 2
+        // finds the URL expired (a rule for every model, fired once); a fresh URL is resolved
+        // and request 3 continues from the bytes on disk.
+        let f = try RegistryFixture()
+        f.registry.setFault(.truncatedBody(keepBytes: 1 << 20, declareLength: true, count: 1), modelId: "tiny", endpoint: .storage)
+        f.registry.setFault(.expiredURL(status: status, count: 1), modelId: nil, endpoint: .storage)
+        let model = try await f.client().downloadModel("tiny")
         #expect(model.sha256 == f.registry.sha256(modelId: "tiny"))
         #expect(f.registry.requestLog().filter { $0.origin == .api && $0.path == "/api/download/tiny" }.count == 2)
         let ranges = f.registry.requestLog().filter { $0.origin == .storage }.map { $0.header("Range") }
         #expect(ranges.count == 3 && ranges[0] == nil && ranges[1] != nil && ranges[1] == ranges[2], "ranges: \(ranges)")
-        _ = status
     }
 
     @Test("an already-expired download URL (403 or 410 from storage) is refreshed", arguments: [403, 410])
