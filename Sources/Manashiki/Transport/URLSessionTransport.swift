@@ -136,16 +136,15 @@ final class StreamPump: @unchecked Sendable {
     }
 
     func didReceive(data: Data) {
-        var shouldSuspend = false
         signal { s in
             s.chunks.append(data)
             s.buffered += data.count
             if s.buffered >= self.highWater && !s.suspended && s.completion == nil {
+                // Under the lock, so a resume() from the consumer side cannot overtake it.
                 s.suspended = true
-                shouldSuspend = true
+                self.task?.suspend()
             }
         }
-        if shouldSuspend { task?.suspend() }
     }
 
     func didComplete(error: (any Error)?) {
@@ -166,27 +165,18 @@ final class StreamPump: @unchecked Sendable {
     func run(into consumer: any HTTPBodyConsumer, host: String) async throws {
         while true {
             try Task.checkCancellation()
-            let event: (head: HTTPResponseHead?, chunk: Data?, completion: Result<Void, any Error>?, resume: Bool)? = state.withLock { s in
+            let event: (head: HTTPResponseHead?, chunks: [Data], completion: Result<Void, any Error>?, resume: Bool)? = state.withLock { s in
                 if let head = s.head, !s.headDelivered {
                     s.headDelivered = true
-                    return (head, nil, nil, false)
+                    return (head, [], nil, false)
                 }
                 if !s.chunks.isEmpty {
-                    let chunk: Data
-                    if s.chunks.count == 1 {
-                        chunk = s.chunks[0]
-                    } else {
-                        var merged = Data(capacity: s.buffered)
-                        for c in s.chunks { merged.append(c) }
-                        chunk = merged
-                    }
+                    let chunks = s.chunks
                     s.chunks.removeAll(keepingCapacity: true)
                     s.buffered = 0
-                    let resume = s.suspended
-                    s.suspended = false
-                    return (nil, chunk, nil, resume)
+                    return (nil, chunks, nil, s.suspended)
                 }
-                if let completion = s.completion { return (nil, nil, completion, false) }
+                if let completion = s.completion { return (nil, [], completion, false) }
                 return nil
             }
             guard let event else {
@@ -200,9 +190,20 @@ final class StreamPump: @unchecked Sendable {
                 }
                 continue
             }
-            if event.resume { task?.resume() }
             if let head = event.head { try await consumer.receive(head: head); continue }
-            if let chunk = event.chunk { try await consumer.receive(chunk: chunk); continue }
+            if !event.chunks.isEmpty {
+                for chunk in event.chunks { try await consumer.receive(chunk: chunk) }
+                // Resume only once the consumer has caught up, so at most one buffer's worth is held.
+                if event.resume {
+                    state.withLock { s in
+                        if s.suspended {
+                            s.suspended = false
+                            self.task?.resume()
+                        }
+                    }
+                }
+                continue
+            }
             if let completion = event.completion {
                 switch completion {
                 case .success:

@@ -1,0 +1,157 @@
+import Foundation
+#if canImport(Glibc)
+import Glibc
+#elseif canImport(Darwin)
+import Darwin
+#endif
+
+/// Why the storage host's answer stopped an attempt without being a final error.
+enum StorageSignal: Error {
+    /// A 3xx to this URL.
+    case redirect(URL)
+    /// 403/410: the signed URL expired; resolve a fresh one.
+    case expired(status: Int)
+    /// The answer cannot continue from our offset (416, or a 206 for other bytes): start over.
+    case restartFromZero
+    /// 416 to a request for bytes after the end: the file may already be complete.
+    case rangeNotSatisfiable
+}
+
+/// Receives an artifact's body: hashes it and writes it to the partial file in 1 MiB blocks
+/// (one copy, one `write` and one hash update per MiB), enforcing the declared size.
+final class ArtifactWriter: HTTPBodyConsumer, @unchecked Sendable {
+    static let blockSize = 1 << 20
+
+    private let fd: Int32
+    private let path: String
+    private let expectedSize: Int64?
+    private let progress: (@Sendable (Int64, Int64?) -> Void)?
+    private var hasher = SHA256Hasher()
+    private let block: UnsafeMutableRawBufferPointer
+    private var blockCount = 0
+
+    /// Bytes hashed and written so far (a valid prefix of the artifact).
+    private(set) var written: Int64 = 0
+    /// The artifact's total size as the storage host declared it in this attempt, if it did.
+    private(set) var declaredTotal: Int64?
+    /// The status of the current attempt once its head arrived.
+    private(set) var status: Int?
+
+    init(fd: Int32, path: String, expectedSize: Int64?, progress: (@Sendable (Int64, Int64?) -> Void)?) {
+        self.fd = fd
+        self.path = path
+        self.expectedSize = expectedSize
+        self.progress = progress
+        block = .allocate(byteCount: Self.blockSize, alignment: 4096)
+    }
+
+    deinit { block.deallocate() }
+
+    /// Bytes received, including those not yet flushed.
+    var received: Int64 { written + Int64(blockCount) }
+
+    /// Resets for a new attempt (the offset stays: the next request asks for the rest).
+    func beginAttempt() { status = nil }
+
+    func receive(head: HTTPResponseHead) async throws {
+        status = head.status
+        switch head.status {
+        case 200:
+            if received > 0 { try restart() }
+            declaredTotal = head.contentLength
+            try checkDeclared(head.contentLength)
+        case 206:
+            guard let range = ContentRange(head.headers["Content-Range"]), range.start == received else {
+                throw StorageSignal.restartFromZero
+            }
+            if let total = range.total {
+                if let expectedSize, total != expectedSize { throw APIError.bodyTooLong(expected: expectedSize) }
+                declaredTotal = total
+            } else {
+                declaredTotal = nil
+            }
+        case 416:
+            throw StorageSignal.rangeNotSatisfiable
+        case 301, 302, 303, 307, 308:
+            guard let location = head.headers["Location"], let url = URL(string: location) else {
+                throw APIError.unexpectedStatus(status: head.status, message: "the storage host redirected without a usable Location")
+            }
+            throw StorageSignal.redirect(url)
+        case 403, 410:
+            throw StorageSignal.expired(status: head.status)
+        case 429:
+            throw APIError.rateLimited(retryAfter: RetryAfter.seconds(from: head.headers["Retry-After"]))
+        case 500..<600:
+            throw APIError.server(status: head.status, message: "from the storage host")
+        default:
+            throw APIError.unexpectedStatus(status: head.status, message: "from the storage host")
+        }
+    }
+
+    func receive(chunk: Data) async throws {
+        if let expectedSize, received + Int64(chunk.count) > expectedSize {
+            throw APIError.bodyTooLong(expected: expectedSize)
+        }
+        try chunk.withUnsafeBytes { (src: UnsafeRawBufferPointer) in
+            var offset = 0
+            while offset < src.count {
+                let n = min(src.count - offset, Self.blockSize - blockCount)
+                (block.baseAddress! + blockCount).copyMemory(from: src.baseAddress! + offset, byteCount: n)
+                blockCount += n
+                offset += n
+                if blockCount == Self.blockSize { try flush() }
+            }
+        }
+    }
+
+    /// Hashes and writes the buffered block, then reports progress.
+    func flush() throws {
+        guard blockCount > 0 else { return }
+        let bytes = UnsafeRawBufferPointer(start: block.baseAddress, count: blockCount)
+        hasher.update(bytes)
+        try POSIX.writeAll(fd, bytes, path: path)
+        written += Int64(blockCount)
+        blockCount = 0
+        progress?(written, declaredTotal)
+    }
+
+    /// Finishes the digest. Call once, after the last flush.
+    func finalize() -> SHA256Digest { hasher.finalize() }
+
+    /// Discards everything written so far.
+    func restart() throws {
+        blockCount = 0
+        written = 0
+        hasher = SHA256Hasher()
+        try POSIX.call("truncate", path) { ftruncate(fd, 0) }
+        _ = lseek(fd, 0, SEEK_SET)
+    }
+
+    private func checkDeclared(_ length: Int64?) throws {
+        guard let expectedSize, let length else { return }
+        if length > expectedSize { throw APIError.bodyTooLong(expected: expectedSize) }
+        if length < expectedSize { throw APIError.bodyTooShort(expected: expectedSize, received: length) }
+    }
+}
+
+/// `Content-Range: bytes START-END/TOTAL` (TOTAL may be `*`).
+struct ContentRange: Equatable {
+    var start: Int64
+    var end: Int64
+    var total: Int64?
+
+    init?(_ header: String?) {
+        guard let header, header.hasPrefix("bytes ") else { return nil }
+        let spec = header.dropFirst(6)
+        let parts = spec.split(separator: "/", maxSplits: 1)
+        guard parts.count == 2 else { return nil }
+        let bounds = parts[0].split(separator: "-", maxSplits: 1)
+        guard bounds.count == 2, let s = Int64(bounds[0]), let e = Int64(bounds[1]), s >= 0, e >= s else { return nil }
+        start = s
+        end = e
+        if parts[1] == "*" { total = nil } else {
+            guard let t = Int64(parts[1]), t > e else { return nil }
+            total = t
+        }
+    }
+}

@@ -1,0 +1,214 @@
+import Foundation
+#if canImport(Glibc)
+import Glibc
+#elseif canImport(Darwin)
+import Darwin
+#endif
+
+extension ManashikiClient {
+    /// Downloads a model, verifies its SHA-256 and installs it as `<storageDirectory>/<modelId>.bin`.
+    ///
+    /// 1. `GET /api/download/{modelId}` resolves a short-lived signed URL (the `session` token
+    ///    is sent as `Authorization: Bearer` on this request only).
+    /// 2. The artifact streams from the storage host in 1 MiB blocks into a private temporary
+    ///    file, hashed in the same pass; `progress(bytesWritten, totalBytes)` is called after
+    ///    each block (`totalBytes` is nil when the storage host sends no length).
+    /// 3. The digest is compared with the registry's (skipped only when it gives none); the
+    ///    file is flushed to disk, renamed over `<modelId>.bin` and the directory flushed.
+    ///
+    /// A failure or cancellation at any point leaves the previously installed file untouched
+    /// and removes the temporary file. An expired URL is refreshed and the transfer continues
+    /// where it stopped (`Range`); transient network failures resume a bounded number of times.
+    ///
+    /// ```swift
+    /// let model = try await client.downloadModel("whisper-medical-ja-fp16") { written, total in
+    ///     if let total { print("\(written) / \(total) bytes") }
+    /// }
+    /// print(model.localURL, model.sha256)
+    /// ```
+    /// - Throws: `APIError.integrityMismatch`, `.sessionRequired`, `.invalidSession`,
+    ///   `.modelNotFound`, `.refusedURL`, `.bodyTooLong`, `.bodyTooShort`, `.fileSystem`, …;
+    ///   `CancellationError` when the task is cancelled.
+    public func downloadModel(
+        _ modelId: String,
+        session: String? = nil,
+        progress: (@Sendable (Int64, Int64?) -> Void)? = nil
+    ) async throws -> DownloadedModel {
+        try await downloadModel(modelId, session: session, expecting: nil, options: DownloadOptions(), progress: progress)
+    }
+
+    /// Downloads a model like `downloadModel(_:session:progress:)`, first checking that the
+    /// registry serves what the caller expects (digest, size, version); a digest in
+    /// `expecting` is enforced even if the registry gives none.
+    public func downloadModel(
+        _ modelId: String,
+        session: String?,
+        expecting: ExpectedArtifact?,
+        options: DownloadOptions = DownloadOptions(),
+        progress: (@Sendable (Int64, Int64?) -> Void)? = nil
+    ) async throws -> DownloadedModel {
+        try ModelID.validate(modelId)
+        if let session, session.isEmpty || session.unicodeScalars.contains(where: { $0.value <= 0x20 || $0.value >= 0x7F }) {
+            throw APIError.invalidSession // would corrupt the header; never sent
+        }
+        let store = try openStorage()
+        var ticket = try await resolveDownload(modelId, session: session, expecting: expecting)
+
+        let (partialName, fd) = try store.createPartial(for: modelId)
+        let partialPath = store.partialPath(partialName)
+        var open = true
+        var installed = false
+        defer {
+            if open { close(fd) }
+            if !installed { store.removePartial(partialName) }
+        }
+
+        let expectedSize = expecting?.size ?? ticket.size
+        let writer = ArtifactWriter(fd: fd, path: partialPath, expectedSize: expectedSize, progress: progress)
+        var url = try Self.checkedStorageURL(ticket.downloadUrl)
+        var redirects = 0, refreshes = 0, resumes = 0
+
+        transfer: while true {
+            try Task.checkCancellation()
+            writer.beginAttempt()
+            var headers: HTTPHeaders = ["User-Agent": Self.userAgent, "Accept-Encoding": "identity"]
+            if writer.received > 0 { headers["Range"] = "bytes=\(writer.received)-" }
+            // No X-API-Key and no Authorization: the storage host gets neither (CONTRACT §3).
+            let request = HTTPRequest(url: url, headers: headers, idleTimeout: options.idleTimeout)
+            do {
+                try await transport.stream(request, to: writer)
+                try writer.flush()
+                if let expectedSize, writer.written < expectedSize {
+                    throw APIError.bodyTooShort(expected: expectedSize, received: writer.written)
+                }
+                if expectedSize == nil, let total = writer.declaredTotal, writer.written < total {
+                    throw APIError.bodyTooShort(expected: total, received: writer.written)
+                }
+                break transfer
+            } catch let signal as StorageSignal {
+                try writer.flush()
+                switch signal {
+                case .redirect(let location):
+                    redirects += 1
+                    guard redirects <= options.maxRedirects else {
+                        throw APIError.refusedURL("the storage host redirected more than \(options.maxRedirects) times")
+                    }
+                    let next = URL(string: location.absoluteString, relativeTo: url)?.absoluteURL ?? location
+                    if let reason = URLPolicy.refusal(for: next) {
+                        throw APIError.refusedURL("the storage host redirected to a URL that is not allowed (\(reason))")
+                    }
+                    url = next
+                case .expired(let status):
+                    refreshes += 1
+                    guard refreshes <= options.maxURLRefreshes else {
+                        throw APIError.unexpectedStatus(status: status, message: "the storage host kept refusing fresh download URLs; check the device clock and try again")
+                    }
+                    ticket = try await resolveDownload(modelId, session: session, expecting: expecting ?? ExpectedArtifact(sha256: ticket.sha256, size: ticket.size, version: ticket.version))
+                    url = try Self.checkedStorageURL(ticket.downloadUrl)
+                    redirects = 0
+                case .restartFromZero:
+                    try writer.restart()
+                    resumes += 1
+                    guard resumes <= options.maxResumes else {
+                        throw APIError.transport("the storage host did not serve the requested byte range")
+                    }
+                case .rangeNotSatisfiable:
+                    if let expectedSize, writer.written == expectedSize { break transfer }
+                    try writer.restart()
+                    resumes += 1
+                    guard resumes <= options.maxResumes else {
+                        throw APIError.transport("the storage host did not serve the requested byte range")
+                    }
+                }
+            } catch let error as APIError where Self.isResumable(error) {
+                try writer.flush()
+                resumes += 1
+                guard resumes <= options.maxResumes else { throw error }
+                let delay = min(4, options.resumeBackoff * pow(2, Double(resumes - 1)))
+                try await Task.sleep(nanoseconds: UInt64(delay * 1e9))
+            }
+        }
+
+        let digest = writer.finalize().hex
+        let expectedDigest = expecting?.sha256 ?? ticket.sha256
+        if let expectedDigest, digest != expectedDigest {
+            throw APIError.integrityMismatch(expected: expectedDigest, actual: digest)
+        }
+        try Task.checkCancellation()
+        try POSIX.sync(fd, path: partialPath)
+        close(fd)
+        open = false
+        try store.install(partial: partialName, as: modelId)
+        installed = true
+        let localURL = store.modelURL(modelId)
+        Self.excludeFromBackup(localURL)
+        return DownloadedModel(modelId: modelId, localURL: localURL, sha256: digest, size: writer.written,
+                               version: ticket.version, verified: expectedDigest != nil)
+    }
+
+    /// Opens the storage directory, falling back to a temporary directory when the default
+    /// location cannot be created (guide §6).
+    func openStorage() throws -> StorageDirectory {
+        do {
+            return try StorageDirectory(url: storageDirectory)
+        } catch let error as APIError {
+            guard storageDirectory == Self.defaultStorageDirectory else { throw error }
+            let fallback = FileManager.default.temporaryDirectory.appendingPathComponent("ManashikiModels", isDirectory: true)
+            return try StorageDirectory(url: fallback)
+        }
+    }
+
+    /// `GET /api/download/{id}`, validated.
+    func resolveDownload(_ modelId: String, session: String?, expecting: ExpectedArtifact?) async throws -> DownloadTicket {
+        let response = try await performAPI(path: ["api", "download", modelId], bearer: session, modelId: modelId)
+        let ticket = try decode(DownloadTicket.self, from: response, what: "GET /api/download/\(modelId)")
+        if let sha = ticket.sha256, !SHA256Digest.isHex(sha) {
+            throw APIError.invalidResponse("GET /api/download/\(modelId): sha256 is not 64 lowercase hex characters")
+        }
+        if let size = ticket.size, size < 0 {
+            throw APIError.invalidResponse("GET /api/download/\(modelId): size is negative")
+        }
+        if let expecting {
+            if let v = expecting.version, let served = ticket.version, v != served {
+                throw APIError.invalidResponse("the registry serves version \(served) of \(modelId) for download but listed \(v); it is being updated, try again shortly")
+            }
+            if let s = expecting.sha256, let served = ticket.sha256, s != served {
+                throw APIError.invalidResponse("the registry serves a different artifact of \(modelId) (sha256 \(served.prefix(12))…) than expected (\(s.prefix(12))…); it is being updated, try again shortly")
+            }
+            if let s = expecting.size, let served = ticket.size, s != served {
+                throw APIError.invalidResponse("the registry serves \(served) bytes of \(modelId) but listed \(s); it is being updated, try again shortly")
+            }
+        }
+        return ticket
+    }
+
+    /// Parses and checks a signed URL against the policy before connecting.
+    static func checkedStorageURL(_ string: String) throws -> URL {
+        guard let url = URL(string: string), url.scheme != nil else {
+            throw APIError.refusedURL("the download URL is not an absolute URL")
+        }
+        if let reason = URLPolicy.refusal(for: url) {
+            throw APIError.refusedURL("the download URL is not allowed (\(reason))")
+        }
+        return url
+    }
+
+    static func isResumable(_ error: APIError) -> Bool {
+        switch error {
+        case .transport, .bodyTooShort: return true
+        case .server(let status, _): return status >= 500
+        default: return false
+        }
+    }
+
+    /// Installed models can be downloaded again, so Apple's storage guidelines require that
+    /// they are not backed up to iCloud.
+    static func excludeFromBackup(_ url: URL) {
+        #if canImport(Darwin)
+        var values = URLResourceValues()
+        values.isExcludedFromBackup = true
+        var u = url
+        try? u.setResourceValues(values)
+        #endif
+    }
+}

@@ -1,0 +1,61 @@
+import Foundation
+#if canImport(Glibc)
+import Glibc
+#elseif canImport(Musl)
+import Musl
+#elseif canImport(Darwin)
+import Darwin
+#endif
+
+/// Thin throwing wrappers over the POSIX calls the store needs. Every failure becomes
+/// `APIError.fileSystem` naming the operation and the path.
+package enum POSIX {
+    /// Retries `body` while it fails with EINTR; returns its result or throws.
+    @discardableResult
+    package static func call(_ operation: String, _ path: @autoclosure () -> String, _ body: () -> Int32) throws -> Int32 {
+        while true {
+            let r = body()
+            if r >= 0 { return r }
+            let code = errno
+            if code == EINTR { continue }
+            throw APIError.fileSystem(operation: operation, path: path(), code: code)
+        }
+    }
+
+    /// Opens a directory without following a symlink at its last component.
+    package static func openDirectory(_ path: String) throws -> Int32 {
+        try call("open directory", path) { open(path, O_RDONLY | O_DIRECTORY | O_NOFOLLOW | O_CLOEXEC) }
+    }
+
+    /// Opens (creating if needed) the directory `name` inside `parent`, refusing symlinks.
+    package static func openSubdirectory(_ parent: Int32, _ name: String, displayPath: String) throws -> Int32 {
+        if mkdirat(parent, name, 0o755) != 0 && errno != EEXIST {
+            throw APIError.fileSystem(operation: "create directory", path: displayPath, code: errno)
+        }
+        return try call("open directory", displayPath) { openat(parent, name, O_RDONLY | O_DIRECTORY | O_NOFOLLOW | O_CLOEXEC) }
+    }
+
+    /// Writes all of `buffer` at the current offset, retrying partial writes.
+    package static func writeAll(_ fd: Int32, _ buffer: UnsafeRawBufferPointer, path: String) throws {
+        var offset = 0
+        while offset < buffer.count {
+            let n = write(fd, buffer.baseAddress! + offset, buffer.count - offset)
+            if n < 0 {
+                if errno == EINTR { continue }
+                throw APIError.fileSystem(operation: "write", path: path, code: errno)
+            }
+            offset += n
+        }
+    }
+
+    /// fsync, mapping failure to an error.
+    package static func sync(_ fd: Int32, path: String) throws {
+        try call("flush to disk", path) { fsync(fd) }
+    }
+
+    /// 16 random lowercase hex characters.
+    package static func randomSuffix() -> String {
+        var g = SystemRandomNumberGenerator()
+        return String(format: "%016llx", g.next() as UInt64)
+    }
+}
