@@ -53,7 +53,11 @@ public struct Manifest: Sendable, Hashable, Decodable {
     /// Decodes and validates manifest JSON.
     /// - Throws: `ManifestError` listing every problem.
     public static func decode(_ data: Data) throws -> Manifest {
-        try JSONDecoder().decode(Manifest.self, from: data)
+        do { return try JSONDecoder().decode(Manifest.self, from: data) } catch let error as ManifestError {
+            throw error
+        } catch {
+            throw ManifestError(problems: [ManifestProblem(path: "", message: "the manifest is not valid JSON", hint: "check for a missing comma, quote or bracket")])
+        }
     }
 
     /// Decodes through `JSONDecoder`, validating the whole document.

@@ -5,6 +5,7 @@ enum NearestKey {
     /// The candidate with the smallest edit distance, if it is close enough to be a typo.
     static func suggestion(for word: String, among candidates: [String]) -> String? {
         let lowered = word.lowercased()
+        if lowered.count >= 3, let prefixed = candidates.first(where: { $0.lowercased().hasPrefix(lowered) }) { return prefixed }
         let scored = candidates.map { ($0, distance(lowered, $0.lowercased())) }
         guard let best = scored.min(by: { $0.1 < $1.1 }) else { return nil }
         return best.1 <= max(2, word.count / 3) ? best.0 : nil
