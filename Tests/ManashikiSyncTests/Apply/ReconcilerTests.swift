@@ -160,6 +160,22 @@ struct ReconcilerTests {
         #expect(report.plan == nil)
     }
 
+    @Test("downloads run in a bounded sliding window, never two on one model")
+    func boundedConcurrency() async throws {
+        let store = TestStore()
+        let registry = FakeRegistry(storageDirectory: store.url)
+        let ids = (1...7).map { "m\($0)" }
+        for id in ids { registry.publish(id, "1.0.0") }
+        let manifest = Manifest(store: StoreSettings(directory: store.url.path, concurrency: 3), models: ids.map { ModelSpec(id: $0) })
+        let report = await Reconciler(manifest: manifest, registry: registry, options: Fixture.options()).run()
+        #expect(report.outcome == .changed)
+        #expect(report.results.count == 7)
+        #expect(registry.maxInFlight <= 3)
+        #expect(registry.maxInFlight >= 1)
+        #expect(registry.overlapping.isEmpty)
+        #expect(registry.calls("download").count == 7)
+    }
+
     @Test("a second run on a locked store exits with the locked outcome; a crashed holder does not block")
     func lock() async throws {
         let store = TestStore()
