@@ -1,0 +1,66 @@
+import Foundation
+
+/// What happened to one model in a run.
+public struct ModelResult: Sendable, Equatable, CustomStringConvertible {
+    /// How it ended.
+    public enum Status: Sendable, Equatable {
+        /// Already as wanted.
+        case unchanged(version: String)
+        /// Installed (it was not on disk).
+        case installed(version: String)
+        /// Replaced an older, unwanted or damaged file.
+        case replaced(from: String?, to: String)
+        /// Re-hashed, found intact and recorded.
+        case verified(version: String)
+        /// Deleted.
+        case pruned
+        /// Left alone by design (the plan says why).
+        case skipped
+        /// Could not proceed (the plan says why).
+        case blocked
+        /// Planned but not run (a plan refusal, an earlier failure that stops prunes, or cancellation).
+        case notRun(String)
+        /// Failed; the failure says whether retrying later can help.
+        case failed(SyncFailure)
+    }
+
+    /// The model id.
+    public var modelId: String
+    /// What the plan said.
+    public var planned: PlanItem
+    /// How it ended.
+    public var status: Status
+
+    /// Creates a result.
+    public init(modelId: String, planned: PlanItem, status: Status) {
+        self.modelId = modelId
+        self.planned = planned
+        self.status = status
+    }
+
+    /// Whether the model failed.
+    public var failure: SyncFailure? { if case .failed(let f) = status { return f } else { return nil } }
+
+    /// Whether the store changed for this model.
+    public var changedStore: Bool {
+        switch status {
+        case .installed, .replaced, .verified, .pruned: return true
+        default: return false
+        }
+    }
+
+    /// `whisper-ja: installed 1.4.0`.
+    public var description: String {
+        switch status {
+        case .unchanged(let v): return "\(modelId): unchanged \(v)"
+        case .installed(let v): return "\(modelId): installed \(v)"
+        case .replaced(let from, let to): return "\(modelId): replaced \(from ?? "unknown") → \(to)"
+        case .verified(let v): return "\(modelId): verified \(v)"
+        case .pruned: return "\(modelId): pruned"
+        case .skipped: return "\(modelId): skipped — \(planned.reason)"
+        case .blocked: return "\(modelId): blocked — \(planned.reason)"
+        case .notRun(let why): return "\(modelId): not run — \(why)"
+        case .failed(let f): return "\(modelId): failed (\(f.kind.rawValue)) — \(f)"
+        }
+    }
+}

@@ -1,0 +1,119 @@
+import Foundation
+import Manashiki
+
+/// Brings a store to a manifest's desired state: lock, clean leftovers, plan, apply, prune.
+///
+/// ```swift
+/// let manifest = try Manifest.load(contentsOf: manifestURL)
+/// let report = try await Reconciler(manifest: manifest).run()   // key from the manifest's source
+/// print(report.summary)
+///
+/// // With progress:
+/// for await event in try Reconciler(manifest: manifest, apiKey: "mk_pub_acme_…").events() {
+///     if case .progress(let id, let written, let total) = event { print(id, written, total ?? -1) }
+/// }
+/// ```
+/// Planning (`Planner`) is pure; this type is the thin shell around it that does the I/O.
+public struct Reconciler: Sendable {
+    /// How a run behaves beyond what the manifest says.
+    public struct Options: Sendable {
+        /// How long to wait for another run's lock before giving up with `.locked`. Default 30 s.
+        public var lockTimeout: Duration
+        /// How often to retry the lock while waiting.
+        public var lockPollInterval: Duration
+        /// How to wait for the lock (injectable for tests).
+        public var sleep: @Sendable (Duration) async throws -> Void
+        /// Override the prune guards (max deletes, empty manifest).
+        public var forcePrune: Bool
+        /// Plan only: nothing is downloaded, deleted or recorded.
+        public var dryRun: Bool
+        /// The device to check against; nil uses the manifest's, else the current machine.
+        public var device: DeviceProfile?
+        /// Retries; nil builds one from the manifest's `policies.retry`.
+        public var retry: RetryPolicy?
+        /// Free bytes on the store's volume (injectable for tests).
+        public var freeSpace: @Sendable (URL) -> Int64?
+        /// Where keys and session tokens come from.
+        public var environment: SyncEnvironment
+
+        /// Creates options with the defaults described on each property.
+        public init(lockTimeout: Duration = .seconds(30), lockPollInterval: Duration = .milliseconds(100),
+                    sleep: @escaping @Sendable (Duration) async throws -> Void = { try await Task.sleep(for: $0) },
+                    forcePrune: Bool = false, dryRun: Bool = false, device: DeviceProfile? = nil, retry: RetryPolicy? = nil,
+                    freeSpace: @escaping @Sendable (URL) -> Int64? = DiskSpace.available,
+                    environment: SyncEnvironment = .process) {
+            self.lockTimeout = lockTimeout
+            self.lockPollInterval = lockPollInterval
+            self.sleep = sleep
+            self.forcePrune = forcePrune
+            self.dryRun = dryRun
+            self.device = device
+            self.retry = retry
+            self.freeSpace = freeSpace
+            self.environment = environment
+        }
+    }
+
+    /// The desired state.
+    public let manifest: Manifest
+    /// The registry (a `ManashikiClient` storing into the manifest's store, or a fake).
+    public let registry: any RegistryClient
+    /// Run options.
+    public let options: Options
+
+    /// Creates a reconciler over any registry client.
+    public init(manifest: Manifest, registry: any RegistryClient, options: Options = Options()) {
+        self.manifest = manifest
+        self.registry = registry
+        self.options = options
+    }
+
+    /// Creates a reconciler with a `ManashikiClient` for the manifest's registry and store.
+    ///
+    /// - Parameter apiKey: the key; nil reads it from the manifest's `registry.apiKey` source.
+    ///   Apps pass their publishable `mk_pub_` key here.
+    /// - Throws: `SyncFailure` when the key source is missing; `APIError.invalidAPIKey`.
+    public init(manifest: Manifest, apiKey: String? = nil, transport: any HTTPTransport = URLSessionTransport(),
+                options: Options = Options()) throws {
+        let key = try apiKey ?? SecretResolver(environment: options.environment, baseDirectory: manifest.baseDirectory)
+            .apiKey(manifest.registry.apiKey)
+        let client = try ManashikiClient(apiKey: key, baseURL: manifest.registry.baseURL, transport: transport,
+                                         storageDirectory: manifest.storeDirectory)
+        self.init(manifest: manifest, registry: client, options: options)
+    }
+
+    /// Runs the sync and returns its report; `onEvent` sees every event as it happens (it may
+    /// be called from several tasks at once, so keep it quick and thread-safe).
+    public func run(onEvent: (@Sendable (SyncEvent) -> Void)? = nil) async -> SyncReport {
+        let emit = onEvent ?? { _ in }
+        let report = await SyncRun(reconciler: self, emit: emit).perform()
+        emit(.finished(report))
+        return report
+    }
+
+    /// Runs the sync, streaming its events; the last one is `.finished(report)`. Stopping the
+    /// iteration cancels the run.
+    public func events() -> AsyncStream<SyncEvent> {
+        AsyncStream { continuation in
+            let task = Task {
+                _ = await run { continuation.yield($0) }
+                continuation.finish()
+            }
+            continuation.onTermination = { _ in task.cancel() }
+        }
+    }
+
+    /// Plans without applying (a dry run: the lock is taken, nothing is written).
+    public func plan() async -> SyncReport {
+        var copy = options
+        copy.dryRun = true
+        return await Reconciler(manifest: manifest, registry: registry, options: copy).run()
+    }
+
+    /// The retry policy in effect.
+    var retryPolicy: RetryPolicy {
+        if let retry = options.retry { return retry }
+        return RetryPolicy(maxAttempts: manifest.policies.maxAttempts,
+                           maxRetryAfter: .seconds(manifest.policies.maxRetryAfterSeconds))
+    }
+}

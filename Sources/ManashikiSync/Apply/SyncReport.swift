@@ -1,0 +1,61 @@
+import Foundation
+
+/// The result of a run: one overall outcome, the plan, and a per-model report.
+public struct SyncReport: Sendable, Equatable {
+    /// The overall outcome.
+    public var outcome: SyncOutcome
+    /// The plan, when the run got that far.
+    public var plan: Plan?
+    /// One result per plan item, in plan order.
+    public var results: [ModelResult]
+    /// A failure that stopped the whole run (catalog unreachable, bad key, lock…).
+    public var runFailure: SyncFailure?
+    /// Leftovers of crashed runs that were removed.
+    public var cleanedLeftovers: [String]
+    /// Bytes downloaded.
+    public var bytesDownloaded: Int64
+    /// Bytes re-hashed to check files that changed behind our back.
+    public var bytesHashed: Int64
+    /// Warnings (deprecated models, refused rollbacks, unusable state file…).
+    public var warnings: [String]
+
+    /// Creates a report.
+    public init(outcome: SyncOutcome, plan: Plan? = nil, results: [ModelResult] = [], runFailure: SyncFailure? = nil,
+                cleanedLeftovers: [String] = [], bytesDownloaded: Int64 = 0, bytesHashed: Int64 = 0, warnings: [String] = []) {
+        self.outcome = outcome
+        self.plan = plan
+        self.results = results
+        self.runFailure = runFailure
+        self.cleanedLeftovers = cleanedLeftovers
+        self.bytesDownloaded = bytesDownloaded
+        self.bytesHashed = bytesHashed
+        self.warnings = warnings
+    }
+
+    /// The result for `modelId`.
+    public subscript(modelId: String) -> ModelResult? { results.first { $0.modelId == modelId } }
+
+    /// Every failure, run-level first.
+    public var failures: [SyncFailure] { (runFailure.map { [$0] } ?? []) + results.compactMap(\.failure) }
+
+    /// Whether running again later, unchanged, may succeed: every failure is retryable (or the
+    /// store was locked) and nothing is blocked.
+    public var isRetryable: Bool {
+        if outcome == .locked { return true }
+        let blocked = results.contains { if case .blocked = $0.status { return true } else { return false } }
+        return !failures.isEmpty && !blocked && failures.allSatisfy(\.isRetryable)
+    }
+
+    /// A one-line summary: `changed: 2 installed, 1 replaced, 0 failed`.
+    public var summary: String {
+        func count(_ match: (ModelResult.Status) -> Bool) -> Int { results.filter { match($0.status) }.count }
+        let installed = count { if case .installed = $0 { return true } else { return false } }
+        let replaced = count { if case .replaced = $0 { return true } else { return false } }
+        let pruned = count { $0 == .pruned }
+        let failed = count { if case .failed = $0 { return true } else { return false } }
+        let blocked = count { $0 == .blocked }
+        var text = "\(outcome.rawValue): \(installed) installed, \(replaced) replaced, \(pruned) pruned, \(failed) failed, \(blocked) blocked"
+        if let runFailure { text += " — \(runFailure)" }
+        return text
+    }
+}

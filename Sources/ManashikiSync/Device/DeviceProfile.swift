@@ -1,0 +1,67 @@
+import Foundation
+import Manashiki
+
+/// The device models are checked against: its platform, OS version, memory and disk.
+///
+/// By default the current machine (`DeviceProfile.current`); a manifest can describe another
+/// device to provision an image for it. A `nil` field is not checked.
+///
+/// ```swift
+/// let phone = DeviceProfile(platform: .ios, osVersion: "17.2", memoryMB: 6144)
+/// phone.incompatibilities(with: record.compatibility)   // [] when the model fits
+/// ```
+public struct DeviceProfile: Sendable, Hashable, Codable {
+    /// The device's platform.
+    public var platform: Platform
+    /// The OS version, dotted (`17.2`); nil skips the `min_os` check.
+    public var osVersion: String?
+    /// Physical memory in MiB; nil skips the RAM check.
+    public var memoryMB: Int?
+    /// Disk available to models in MiB; nil uses the store volume's free space when the
+    /// profile is the current machine, and skips the check otherwise.
+    public var diskMB: Int?
+
+    /// Creates a profile.
+    public init(platform: Platform, osVersion: String? = nil, memoryMB: Int? = nil, diskMB: Int? = nil) {
+        self.platform = platform
+        self.osVersion = osVersion
+        self.memoryMB = memoryMB
+        self.diskMB = diskMB
+    }
+
+    /// The machine this code runs on: `Platform.current`, the OS version from `ProcessInfo`
+    /// and the physical memory.
+    public static var current: DeviceProfile {
+        let info = ProcessInfo.processInfo
+        let v = info.operatingSystemVersion
+        return DeviceProfile(
+            platform: Platform.current,
+            osVersion: "\(v.majorVersion).\(v.minorVersion).\(v.patchVersion)",
+            memoryMB: Int(info.physicalMemory / (1 << 20))
+        )
+    }
+
+    /// Every reason a model with `compatibility` cannot run here, in words; empty when it can.
+    ///
+    /// - Parameter freeDiskMB: the disk space to check `min_disk_mb` against when the profile
+    ///   has no `diskMB`.
+    public func incompatibilities(with compatibility: ModelCompatibility, freeDiskMB: Int? = nil) -> [String] {
+        var problems: [String] = []
+        if !compatibility.platforms.contains(platform) {
+            let list = compatibility.platforms.map(\.rawValue).joined(separator: ", ")
+            problems.append("supports \(list.isEmpty ? "no platform" : list), not \(platform)")
+        }
+        if let minOs = compatibility.minOs, let osVersion {
+            if let need = ModelVersion(minOs), let have = ModelVersion(osVersion), have < need {
+                problems.append("needs OS \(minOs) or later, the device has \(osVersion)")
+            }
+        }
+        if let need = compatibility.minRamMb, let memoryMB, memoryMB < need {
+            problems.append("needs \(need) MiB of memory, the device has \(memoryMB) MiB")
+        }
+        if let need = compatibility.minDiskMb, let disk = diskMB ?? freeDiskMB, disk < need {
+            problems.append("needs \(need) MiB of disk, \(disk) MiB are available")
+        }
+        return problems
+    }
+}

@@ -1,2 +1,0 @@
-/// Namespace of the sync agent.
-public enum ManashikiSyncModule {}

@@ -1,0 +1,122 @@
+import Foundation
+import Manashiki
+
+/// The desired state of a model store: which models, which versions, for which devices, from
+/// which registry. Decoded from JSON (schema version 1) and validated as a whole.
+///
+/// ```swift
+/// let manifest = try Manifest.load(contentsOf: URL(fileURLWithPath: "models.json"))
+/// // or: try JSONDecoder().decode(Manifest.self, from: data)
+/// ```
+/// See `examples/manifest.schema.json` and `examples/manifests/` for the format.
+public struct Manifest: Sendable, Hashable, Decodable {
+    /// The only schema version this library reads.
+    public static let currentSchemaVersion = 1
+
+    /// The schema version (1).
+    public var schemaVersion: Int
+    /// The registry to sync from.
+    public var registry: RegistrySettings
+    /// Where and how models are stored.
+    public var store: StoreSettings
+    /// The device to check compatibility against; nil means the current machine.
+    public var device: DeviceProfile?
+    /// What is acceptable.
+    public var policies: SyncPolicies
+    /// The models wanted, in order.
+    public var models: [ModelSpec]
+    /// The directory relative paths resolve against (the manifest file's directory when
+    /// loaded with `load(contentsOf:)`; the current directory otherwise).
+    public var baseDirectory: URL?
+
+    /// Creates a manifest in code.
+    public init(registry: RegistrySettings = RegistrySettings(), store: StoreSettings = StoreSettings(),
+                device: DeviceProfile? = nil, policies: SyncPolicies = SyncPolicies(),
+                models: [ModelSpec], baseDirectory: URL? = nil) {
+        self.schemaVersion = Manifest.currentSchemaVersion
+        self.registry = registry
+        self.store = store
+        self.device = device
+        self.policies = policies
+        self.models = models
+        self.baseDirectory = baseDirectory
+    }
+
+    /// Reads and validates the manifest at `url`; relative paths resolve against its directory.
+    /// - Throws: `ManifestError` listing every problem; a file-system error if unreadable.
+    public static func load(contentsOf url: URL) throws -> Manifest {
+        var manifest = try decode(Data(contentsOf: url))
+        manifest.baseDirectory = url.deletingLastPathComponent()
+        return manifest
+    }
+
+    /// Decodes and validates manifest JSON.
+    /// - Throws: `ManifestError` listing every problem.
+    public static func decode(_ data: Data) throws -> Manifest {
+        do { return try JSONDecoder().decode(Manifest.self, from: data) } catch let error as ManifestError {
+            throw error
+        } catch {
+            throw ManifestError(problems: [ManifestProblem(path: "", message: "the manifest is not valid JSON", hint: "check for a missing comma, quote or bracket")])
+        }
+    }
+
+    /// Decodes through `JSONDecoder`, validating the whole document.
+    /// - Throws: `ManifestError` listing every problem.
+    public init(from decoder: any Decoder) throws {
+        let value: JSONValue
+        do { value = try JSONValue(from: decoder) } catch {
+            throw ManifestError(problems: [ManifestProblem(path: "", message: "the manifest is not valid JSON", hint: "check for a missing comma, quote or bracket")])
+        }
+        self = try ManifestValidator.validate(value)
+    }
+
+    /// The store directory: `store.directory` resolved against `baseDirectory`, or the SDK's
+    /// default (`ManashikiClient.defaultStorageDirectory`).
+    public var storeDirectory: URL {
+        guard let path = store.directory else { return ManashikiClient.defaultStorageDirectory }
+        return Manifest.resolve(path, against: baseDirectory)
+    }
+
+    /// Resolves a manifest path: absolute, `~/…`, or relative to `base` (or the current directory).
+    static func resolve(_ path: String, against base: URL?) -> URL {
+        if path.hasPrefix("/") { return URL(fileURLWithPath: path).standardizedFileURL }
+        if path == "~" || path.hasPrefix("~/") {
+            let home = URL(fileURLWithPath: NSHomeDirectory(), isDirectory: true)
+            return home.appendingPathComponent(String(path.dropFirst(2))).standardizedFileURL
+        }
+        let root = base ?? URL(fileURLWithPath: FileManager.default.currentDirectoryPath, isDirectory: true)
+        return root.appendingPathComponent(path).standardizedFileURL
+    }
+}
+
+/// The registry a manifest syncs from.
+public struct RegistrySettings: Sendable, Hashable {
+    /// The registry origin. Default `https://models.manashiki.com`.
+    public var baseURL: URL
+    /// Where the API key comes from. Default the `MANASHIKI_API_KEY` environment variable.
+    public var apiKey: KeySource
+
+    /// Creates settings.
+    public init(baseURL: URL = ManashikiClient.defaultBaseURL, apiKey: KeySource = .default) {
+        self.baseURL = baseURL
+        self.apiKey = apiKey
+    }
+}
+
+/// Where and how models are stored.
+public struct StoreSettings: Sendable, Hashable {
+    /// The store directory as written (absolute, `~/…` or relative to the manifest); nil for
+    /// the SDK's default.
+    public var directory: String?
+    /// How many downloads run at once. Default 4.
+    public var concurrency: Int
+    /// What may be deleted.
+    public var prune: PrunePolicy
+
+    /// Creates settings.
+    public init(directory: String? = nil, concurrency: Int = 4, prune: PrunePolicy = PrunePolicy()) {
+        self.directory = directory
+        self.concurrency = concurrency
+        self.prune = prune
+    }
+}

@@ -1,0 +1,33 @@
+import Foundation
+import Manashiki
+
+/// What the agent accepts, with defaults that suit most uses.
+///
+/// ```json
+/// "policies": {"lifecycle": ["production", "deprecated"], "checkCompatibility": true,
+///              "retry": {"maxAttempts": 4, "maxRetryAfterSeconds": 60}}
+/// ```
+public struct SyncPolicies: Sendable, Hashable {
+    /// Lifecycle statuses that may be installed. Default `production` and `deprecated`
+    /// (the latter with a warning). `sunset` models are always skipped.
+    public var allowedStatuses: [LifecycleStatus]
+    /// Whether `platforms`, `min_os`, RAM and disk are checked against the device profile.
+    public var checkCompatibility: Bool
+    /// How many times a retryable failure is attempted in all (1 = no retry).
+    public var maxAttempts: Int
+    /// The longest `Retry-After` honoured, in seconds.
+    public var maxRetryAfterSeconds: Int
+
+    /// Creates policies; the defaults are described on each property.
+    public init(
+        allowedStatuses: [LifecycleStatus] = [.production, .deprecated],
+        checkCompatibility: Bool = true,
+        maxAttempts: Int = 4,
+        maxRetryAfterSeconds: Int = 60
+    ) {
+        self.allowedStatuses = allowedStatuses
+        self.checkCompatibility = checkCompatibility
+        self.maxAttempts = maxAttempts
+        self.maxRetryAfterSeconds = maxRetryAfterSeconds
+    }
+}

@@ -1,0 +1,74 @@
+import Foundation
+
+/// One model's line in a plan.
+public struct PlanItem: Sendable, Hashable, CustomStringConvertible {
+    /// The model id.
+    public var modelId: String
+    /// What to do.
+    public var action: PlanAction
+    /// Why, in words (`"1.4.0 → 1.5.0: the registry serves a newer version satisfying ^1.4"`).
+    public var reason: String
+    /// Things worth telling a person (a deprecated model, a refused rollback…).
+    public var warnings: [String]
+
+    /// Creates an item.
+    public init(modelId: String, action: PlanAction, reason: String, warnings: [String] = []) {
+        self.modelId = modelId
+        self.action = action
+        self.reason = reason
+        self.warnings = warnings
+    }
+
+    /// `download whisper-ja: reason`.
+    public var description: String { "\(action.name) \(modelId): \(reason)" }
+}
+
+/// Why a plan must not be applied at all.
+public enum PlanRefusal: Sendable, Hashable, CustomStringConvertible {
+    /// The store's volume lacks the space for the downloads (counting the temporary copies
+    /// that coexist with the files they replace).
+    case insufficientDiskSpace(needed: Int64, available: Int64)
+
+    /// What is wrong and what to do.
+    public var description: String {
+        switch self {
+        case .insufficientDiskSpace(let needed, let available):
+            let f = ByteCountFormatter()
+            return "not enough disk space: the plan needs \(f.string(fromByteCount: needed)) and the store's volume has \(f.string(fromByteCount: available)) free; free up space or sync fewer models"
+        }
+    }
+}
+
+/// What a sync will do: one item per manifest entry (in manifest order), then the prunes.
+///
+/// A pure value, built by `Planner.plan(_:)` and compared with `==` in tests.
+public struct Plan: Sendable, Hashable {
+    /// Every decision.
+    public var items: [PlanItem]
+    /// Bytes the downloads and replacements will fetch.
+    public var bytesToFetch: Int64
+    /// Free bytes on the store's volume when planned, if known.
+    public var freeBytes: Int64?
+    /// Set when the plan must not be applied.
+    public var refusal: PlanRefusal?
+
+    /// Creates a plan.
+    public init(items: [PlanItem], bytesToFetch: Int64, freeBytes: Int64?, refusal: PlanRefusal?) {
+        self.items = items
+        self.bytesToFetch = bytesToFetch
+        self.freeBytes = freeBytes
+        self.refusal = refusal
+    }
+
+    /// The item for `modelId`.
+    public subscript(modelId: String) -> PlanItem? { items.first { $0.modelId == modelId } }
+
+    /// Whether applying the plan changes anything.
+    public var changesStore: Bool { items.contains { $0.action.changesStore } }
+
+    /// Items that cannot proceed.
+    public var blocked: [PlanItem] { items.filter { if case .blocked = $0.action { return true } else { return false } } }
+
+    /// Every warning, prefixed by its model id.
+    public var warnings: [String] { items.flatMap { item in item.warnings.map { "\(item.modelId): \($0)" } } }
+}

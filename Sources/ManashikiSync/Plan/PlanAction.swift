@@ -1,0 +1,110 @@
+import Foundation
+import Manashiki
+
+/// The artifact an action will install: the catalog's current version of a model.
+public struct ArtifactTarget: Sendable, Hashable {
+    /// The version.
+    public var version: String
+    /// Its SHA-256, checked by the download.
+    public var sha256: String
+    /// Its size in bytes.
+    public var size: Int64
+    /// Whether the download needs a session token.
+    public var needsSession: Bool
+
+    /// Creates a target.
+    public init(version: String, sha256: String, size: Int64, needsSession: Bool = false) {
+        self.version = version
+        self.sha256 = sha256
+        self.size = size
+        self.needsSession = needsSession
+    }
+}
+
+/// Why an installed file is being replaced.
+public enum ReplaceCause: Sendable, Hashable {
+    /// The registry serves a newer acceptable version.
+    case upgrade
+    /// The manifest now asks for another version or digest than the one installed.
+    case requirementChanged
+    /// The file on disk is not what was installed (wrong size or digest), or cannot be vouched for.
+    case corrupt(String)
+}
+
+/// Why a model is left alone.
+public enum SkipCause: Sendable, Hashable {
+    /// The entry does not apply to this device's platform.
+    case filteredOut
+    /// The model cannot run on the device (each reason in words).
+    case incompatible([String])
+    /// The model's lifecycle status is not accepted by the policies.
+    case lifecycle(LifecycleStatus)
+    /// The model is sunset.
+    case sunset
+    /// Neither the catalog's current version nor the installed one meets the pin.
+    case pinUnsatisfiable
+    /// The catalog serves an older version than the installed one and the manifest does not pin it exactly.
+    case rollbackRefused(installed: String, catalog: String)
+    /// The catalog does not list the model.
+    case notInCatalog
+}
+
+/// Why an action cannot run until someone does something.
+public enum BlockCause: Sendable, Hashable {
+    /// A private model with no usable session source.
+    case sessionUnavailable(String)
+    /// The registry record could not be fetched.
+    case recordUnavailable(String)
+    /// More prunes than `store.prune.maxDeletes` allows.
+    case pruneLimit(count: Int, max: Int)
+    /// Pruning with an empty model list needs `allowEmptyManifest` or a forced run.
+    case emptyManifest
+}
+
+/// What the plan does with one model.
+public enum PlanAction: Sendable, Hashable {
+    /// Install a model that is not on disk.
+    case download(ArtifactTarget)
+    /// Replace an installed file (the old file stays until the new one is renamed over it).
+    case replace(from: String?, to: ArtifactTarget, because: ReplaceCause)
+    /// Nothing to do.
+    case keep(version: String)
+    /// The file is intact but the state must record it again (it was re-hashed, or adopted
+    /// from a restored backup).
+    case verify(version: String, sha256: String, size: Int64)
+    /// Delete a `<id>.bin` the manifest no longer lists.
+    case prune(version: String?)
+    /// Leave alone, by design.
+    case skip(SkipCause)
+    /// Cannot proceed until someone acts.
+    case blocked(BlockCause)
+
+    /// Whether the action changes the store.
+    public var changesStore: Bool {
+        switch self {
+        case .download, .replace, .verify, .prune: return true
+        default: return false
+        }
+    }
+
+    /// The artifact to fetch, for downloads and replacements.
+    public var target: ArtifactTarget? {
+        switch self {
+        case .download(let t), .replace(_, let t, _): return t
+        default: return nil
+        }
+    }
+
+    /// A one-word name: download, replace, keep, verify, prune, skip, blocked.
+    public var name: String {
+        switch self {
+        case .download: return "download"
+        case .replace: return "replace"
+        case .keep: return "keep"
+        case .verify: return "verify"
+        case .prune: return "prune"
+        case .skip: return "skip"
+        case .blocked: return "blocked"
+        }
+    }
+}

@@ -1,0 +1,48 @@
+import Foundation
+import Manashiki
+
+/// Whether a private model's session token can be obtained.
+public enum SessionAvailability: Sendable, Hashable {
+    /// A token can be obtained (it is read or minted only when the download runs).
+    case available
+    /// It cannot; the text says why (`environment variable MODEL_SESSION is not set`).
+    case unavailable(String)
+}
+
+/// Everything the planner looks at. Build it in the shell (I/O), then plan purely.
+public struct PlanInput: Sendable, Hashable {
+    /// The desired state.
+    public var manifest: Manifest
+    /// The device to check compatibility against.
+    public var device: DeviceProfile
+    /// What is on disk.
+    public var snapshot: StoreSnapshot
+    /// The catalog (`GET /api/models`): the current version of each model.
+    public var catalog: [ModelEntry]
+    /// Registry records by model id, for the catalog's current versions (cached or fetched).
+    public var records: [String: ModelRecord]
+    /// Why a record could not be fetched, by model id.
+    public var recordFailures: [String: String]
+    /// Session availability by model id; a model without an entry has a session only if its
+    /// spec names a source.
+    public var sessions: [String: SessionAvailability]
+    /// Free bytes on the store's volume, if known.
+    public var freeBytes: Int64?
+    /// Whether prune guards (max deletes, empty manifest) are overridden.
+    public var forcePrune: Bool
+
+    /// Creates an input.
+    public init(manifest: Manifest, device: DeviceProfile, snapshot: StoreSnapshot, catalog: [ModelEntry],
+                records: [String: ModelRecord] = [:], recordFailures: [String: String] = [:],
+                sessions: [String: SessionAvailability] = [:], freeBytes: Int64? = nil, forcePrune: Bool = false) {
+        self.manifest = manifest
+        self.device = device
+        self.snapshot = snapshot
+        self.catalog = catalog
+        self.records = records
+        self.recordFailures = recordFailures
+        self.sessions = sessions
+        self.freeBytes = freeBytes
+        self.forcePrune = forcePrune
+    }
+}

@@ -1,0 +1,50 @@
+import Foundation
+#if canImport(Glibc)
+import Glibc
+#elseif canImport(Musl)
+import Musl
+#elseif canImport(Darwin)
+import Darwin
+#endif
+
+/// Thin wrappers over the POSIX calls the store needs (fsync, flock, stat, rename).
+enum POSIXFile {
+    /// The `errno` behind a Foundation error, or `EIO`.
+    static func errnoCode(of error: any Error) -> Int32 {
+        let ns = error as NSError
+        if ns.domain == NSPOSIXErrorDomain { return Int32(ns.code) }
+        if let underlying = ns.userInfo[NSUnderlyingErrorKey] as? NSError, underlying.domain == NSPOSIXErrorDomain {
+            return Int32(underlying.code)
+        }
+        if ns.domain == NSCocoaErrorDomain {
+            switch ns.code {
+            case NSFileNoSuchFileError, NSFileReadNoSuchFileError: return ENOENT
+            case NSFileWriteOutOfSpaceError: return ENOSPC
+            case NSFileReadNoPermissionError, NSFileWriteNoPermissionError: return EACCES
+            case NSFileWriteVolumeReadOnlyError: return EROFS
+            default: break
+            }
+        }
+        return EIO
+    }
+
+    /// fsyncs a directory so a rename inside it is durable.
+    static func syncDirectory(_ url: URL) {
+        let fd = open(url.path, O_RDONLY)
+        guard fd >= 0 else { return }
+        _ = fsync(fd)
+        close(fd)
+    }
+
+    /// `lstat` of a path.
+    static func lstatInfo(_ path: String) -> stat? {
+        var info = stat()
+        return lstat(path, &info) == 0 ? info : nil
+    }
+
+    /// Whether `info` describes a regular file.
+    static func isRegular(_ info: stat) -> Bool { (info.st_mode & S_IFMT) == S_IFREG }
+
+    /// Tries to take an exclusive flock without waiting; true when taken.
+    static func tryLock(_ fd: Int32) -> Bool { flock(fd, LOCK_EX | LOCK_NB) == 0 }
+}

@@ -1,0 +1,74 @@
+import Foundation
+import Manashiki
+
+/// What `Verifier.verify(_:)` found.
+public struct VerificationReport: Sendable, Equatable {
+    /// One model file's verdict.
+    public enum Verdict: Sendable, Equatable {
+        /// The file's SHA-256 matches the state.
+        case ok(version: String)
+        /// The file's SHA-256 or size differs from the state.
+        case corrupt(expected: String, actual: String)
+        /// The state records the model but the file is gone.
+        case missing
+        /// A `<valid-id>.bin` the state does not know (copied in by hand, or no state file).
+        case unknown(sha256: String)
+        /// The file could not be read.
+        case unreadable(String)
+    }
+
+    /// Verdicts by model id.
+    public var files: [String: Verdict]
+    /// Bytes hashed.
+    public var bytesHashed: Int64
+    /// A note when the state file is missing or unusable.
+    public var stateNote: String?
+
+    /// Whether every recorded file is intact and present (unknown files do not count).
+    public var isHealthy: Bool {
+        files.values.allSatisfy { if case .ok = $0 { return true }; if case .unknown = $0 { return true }; return false }
+    }
+}
+
+/// Re-hashes installed files against the state, offline (no registry request).
+///
+/// ```swift
+/// let report = await Verifier.verify(StoreLayout(directory: storeURL))
+/// for (id, verdict) in report.files { print(id, verdict) }
+/// ```
+public enum Verifier {
+    /// Hashes every `<valid-id>.bin` in the store (2 files at a time, 4 MiB reads) and compares
+    /// with the state file. Nothing is modified.
+    public static func verify(_ layout: StoreLayout) async -> VerificationReport {
+        var note: String?
+        var state = StoreState()
+        switch StateFile.read(layout) {
+        case .missing: note = "no state file: every model file is reported as unknown"
+        case .loaded(let s): state = s
+        case .unusable(let why): note = why
+        }
+        let identities = StoreScanner.identities(layout)
+        var urls: [String: URL] = [:]
+        for id in identities.keys { urls[id] = layout.modelFile(id) }
+        let digests = await FileHasher.sha256(of: Array(urls.values))
+        var files: [String: VerificationReport.Verdict] = [:]
+        var bytes: Int64 = 0
+        for (id, url) in urls {
+            let installed = state.models[id]
+            switch digests[url] {
+            case .success(let sha)?:
+                bytes += identities[id]?.size ?? 0
+                if let installed {
+                    files[id] = sha == installed.sha256 && identities[id]?.size == installed.size
+                        ? .ok(version: installed.version) : .corrupt(expected: installed.sha256, actual: sha)
+                } else {
+                    files[id] = .unknown(sha256: sha)
+                }
+            case .failure(let error)?: files[id] = .unreadable(error.description)
+            case nil: files[id] = .unreadable("not hashed")
+            }
+        }
+        for id in state.models.keys where identities[id] == nil { files[id] = .missing }
+        return VerificationReport(files: files, bytesHashed: bytes, stateNote: note)
+    }
+}
