@@ -1,0 +1,32 @@
+import Foundation
+import Manashiki
+
+/// Work the bench runs in child processes, so its time and memory are measured alone.
+enum ChildModes {
+    /// `_download API KEY STORE ID`: downloads through the SDK; prints the digest and the RSS
+    /// growth over the idle process.
+    static func download(_ args: [String]) async throws {
+        let client = try ManashikiClient(apiKey: args[1], baseURL: URL(string: args[0])!, storageDirectory: URL(fileURLWithPath: args[2]))
+        let idle = currentRSSKiB()
+        let model = try await client.downloadModel(args[3])
+        var usage = rusage()
+        getrusage(Int32(RUSAGE_SELF.rawValue), &usage)
+        print("sha=\(model.sha256) idleKiB=\(idle) maxKiB=\(usage.ru_maxrss) growthKiB=\(max(0, usage.ru_maxrss - idle))")
+    }
+
+    /// `_hash FILE`: SHA-256 of a file in 4 MiB reads.
+    static func hash(_ args: [String]) throws {
+        let fd = open(args[0], O_RDONLY)
+        guard fd >= 0 else { throw BenchError("cannot open \(args[0])") }
+        defer { close(fd) }
+        let hasher = SHA256Hasher()
+        let buffer = UnsafeMutableRawBufferPointer.allocate(byteCount: 4 << 20, alignment: 4096)
+        defer { buffer.deallocate() }
+        while true {
+            let n = read(fd, buffer.baseAddress, buffer.count)
+            if n <= 0 { break }
+            hasher.update(UnsafeRawBufferPointer(rebasing: buffer[0..<n]))
+        }
+        print(hasher.finalize().hex)
+    }
+}
