@@ -92,36 +92,43 @@ final class ArtifactWriter: HTTPBodyConsumer, @unchecked Sendable {
         if let expectedSize, received + Int64(chunk.count) > expectedSize {
             throw APIError.bodyTooLong(expected: expectedSize)
         }
-        try chunk.withUnsafeBytes { (src: UnsafeRawBufferPointer) in
-            var offset = 0
-            // Whole blocks straight from the transport's buffer: no copy.
-            if blockCount == 0 && src.count >= Self.blockSize {
-                let whole = src.count - src.count % Self.blockSize
-                try consume(UnsafeRawBufferPointer(rebasing: src[0..<whole]))
-                offset = whole
-            }
-            while offset < src.count {
-                let n = min(src.count - offset, Self.blockSize - blockCount)
+        var offset = 0
+        // Whole blocks straight from the transport's buffer: no copy.
+        if blockCount == 0 && chunk.count >= Self.blockSize {
+            let whole = chunk.count - chunk.count % Self.blockSize
+            try await consume(BytesRef(chunk, range: 0..<whole))
+            offset = whole
+        }
+        while offset < chunk.count {
+            let n = min(chunk.count - offset, Self.blockSize - blockCount)
+            chunk.withUnsafeBytes { src in
                 (block.baseAddress! + blockCount).copyMemory(from: src.baseAddress! + offset, byteCount: n)
-                blockCount += n
-                offset += n
-                if blockCount == Self.blockSize { try flush() }
             }
+            blockCount += n
+            offset += n
+            if blockCount == Self.blockSize { try await flush() }
         }
     }
 
     /// Hashes and writes the buffered block, then reports progress.
-    func flush() throws {
+    func flush() async throws {
         guard blockCount > 0 else { return }
-        let bytes = UnsafeRawBufferPointer(start: block.baseAddress, count: blockCount)
+        let bytes = BytesRef(block: UnsafeRawBufferPointer(start: block.baseAddress, count: blockCount))
         blockCount = 0
-        try consume(bytes)
+        try await consume(bytes)
     }
 
-    /// Hashes and writes bytes that follow the valid prefix.
-    private func consume(_ bytes: UnsafeRawBufferPointer) throws {
-        hasher.update(bytes)
-        try POSIX.writeAll(fd, bytes, path: path)
+    /// Hashes and writes bytes that follow the valid prefix: the write runs on an I/O thread
+    /// while the same bytes are hashed here, so both cores work; the bytes stay alive (and the
+    /// next chunk waits) until both are done.
+    private func consume(_ bytes: BytesRef) async throws {
+        let fd = self.fd, path = self.path
+        let write = IOCompletion()
+        Self.ioQueue.async {
+            write.finish { try bytes.withBytes { try POSIX.writeAll(fd, $0, path: path) } }
+        }
+        bytes.withBytes { hasher.update($0) }
+        try await write.value()
         written += Int64(bytes.count)
         if written - writebackStarted >= Self.writebackInterval {
             POSIX.startWriteback(fd, from: writebackStarted, length: written - writebackStarted)
@@ -129,6 +136,9 @@ final class ArtifactWriter: HTTPBodyConsumer, @unchecked Sendable {
         }
         progress?(written, declaredTotal)
     }
+
+    /// Where blocking writes run, off the cooperative thread pool.
+    static let ioQueue = DispatchQueue(label: "manashiki.artifact-writes", qos: .utility, attributes: .concurrent)
 
     /// Bytes after which the kernel is asked to start writing back, so the final fsync is short.
     static let writebackInterval: Int64 = 8 << 20
@@ -151,6 +161,49 @@ final class ArtifactWriter: HTTPBodyConsumer, @unchecked Sendable {
         guard let expectedSize, let length else { return }
         if length > expectedSize { throw APIError.bodyTooLong(expected: expectedSize) }
         if length < expectedSize { throw APIError.bodyTooShort(expected: expectedSize, received: length) }
+    }
+}
+
+/// Bytes shared between the hashing task and the I/O thread: a slice of a `Data`, or the
+/// writer's own block (which outlives every use, since `consume` awaits the write).
+struct BytesRef: @unchecked Sendable {
+    private let data: Data?
+    private let range: Range<Int>
+    private let block: UnsafeRawBufferPointer?
+
+    init(_ data: Data, range: Range<Int>) { self.data = data; self.range = range; block = nil }
+    init(block: UnsafeRawBufferPointer) { data = nil; range = 0..<block.count; self.block = block }
+
+    var count: Int { range.count }
+
+    func withBytes<R>(_ body: (UnsafeRawBufferPointer) throws -> R) rethrows -> R {
+        if let block { return try body(block) }
+        return try data!.withUnsafeBytes { try body(UnsafeRawBufferPointer(rebasing: $0[range])) }
+    }
+}
+
+/// A one-shot result that a thread sets and a task awaits.
+final class IOCompletion: @unchecked Sendable {
+    private let state = Locked<(result: Result<Void, any Error>?, waiter: CheckedContinuation<Void, any Error>?)>((nil, nil))
+
+    func finish(_ body: () throws -> Void) {
+        let result: Result<Void, any Error> = Result { try body() }
+        let waiter = state.withLock { s -> CheckedContinuation<Void, any Error>? in
+            s.result = result
+            defer { s.waiter = nil }
+            return s.waiter
+        }
+        waiter?.resume(with: result)
+    }
+
+    func value() async throws {
+        try await withCheckedThrowingContinuation { (c: CheckedContinuation<Void, any Error>) in
+            let ready = state.withLock { s -> Result<Void, any Error>? in
+                if s.result == nil { s.waiter = c }
+                return s.result
+            }
+            if let ready { c.resume(with: ready) }
+        }
     }
 }
 

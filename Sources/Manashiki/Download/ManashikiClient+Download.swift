@@ -77,7 +77,7 @@ extension ManashikiClient {
             let request = HTTPRequest(url: url, headers: headers, idleTimeout: options.idleTimeout)
             do {
                 try await transport.stream(request, to: writer)
-                try writer.flush()
+                try await writer.flush()
                 if let expectedSize, writer.written < expectedSize {
                     throw APIError.bodyTooShort(expected: expectedSize, received: writer.written)
                 }
@@ -86,7 +86,7 @@ extension ManashikiClient {
                 }
                 break transfer
             } catch let signal as StorageSignal {
-                try writer.flush()
+                try await writer.flush()
                 switch signal {
                 case .redirect(let location):
                     redirects += 1
@@ -121,7 +121,7 @@ extension ManashikiClient {
                     }
                 }
             } catch let error as APIError where Self.isResumable(error) {
-                try writer.flush()
+                try await writer.flush()
                 resumes += 1
                 guard resumes <= options.maxResumes else { throw error }
                 let delay = min(4, options.resumeBackoff * pow(2, Double(resumes - 1)))
