@@ -1,5 +1,6 @@
 import Foundation
 import Manashiki
+import ManashikiSync
 
 /// Work the bench runs in child processes, so its time and memory are measured alone.
 enum ChildModes {
@@ -28,5 +29,25 @@ enum ChildModes {
             hasher.update(UnsafeRawBufferPointer(rebasing: buffer[0..<n]))
         }
         print(hasher.finalize().hex)
+    }
+
+    /// `_sync MANIFEST [FROM TO]`: one reconciler run (key from MANASHIKI_API_KEY); storage
+    /// URLs starting with FROM are sent to TO. Prints the outcome, bytes and RSS growth.
+    static func sync(_ args: [String]) async throws {
+        let manifest = try Manifest.load(contentsOf: URL(fileURLWithPath: args[0]))
+        var transport: any HTTPTransport = URLSessionTransport()
+        if args.count >= 3 { transport = RewritingTransport(base: transport, from: args[1], to: args[2]) }
+        let idle = currentRSSKiB()
+        let report = await (try Reconciler(manifest: manifest, transport: transport)).run()
+        var usage = rusage()
+        getrusage(Int32(RUSAGE_SELF.rawValue), &usage)
+        print("outcome=\(report.outcome.rawValue) downloaded=\(report.bytesDownloaded) hashed=\(report.bytesHashed) growthKiB=\(max(0, usage.ru_maxrss - idle))")
+        if !report.failures.isEmpty { FileHandle.standardError.write(Data("\(report.summary)\n".utf8)) }
+    }
+
+    /// `_verify STORE`: re-hashes every installed file offline.
+    static func verify(_ args: [String]) async throws {
+        let report = await Verifier.verify(StoreLayout(directory: URL(fileURLWithPath: args[0])))
+        print("healthy=\(report.isHealthy) hashed=\(report.bytesHashed) files=\(report.files.count)")
     }
 }

@@ -1,0 +1,67 @@
+import Foundation
+
+/// nginx (Debian's package) serving a directory on a loopback port, for reference downloads
+/// that every tool fetches from the same server.
+final class Nginx {
+    let port: Int
+    let root: URL
+    private let workdir: URL
+
+    static var isInstalled: Bool {
+        ["/usr/sbin/nginx", "/usr/bin/nginx"].contains { FileManager.default.isExecutableFile(atPath: $0) }
+    }
+
+    /// Starts nginx as a daemon with a private configuration; `root` is served with autoindex
+    /// (rclone's HTTP backend lists directories that way).
+    init(root: URL, workdir: URL) throws {
+        guard Self.isInstalled else {
+            throw BenchError("nginx is not installed: apt-get install -y nginx-light (or nginx)")
+        }
+        self.root = root
+        self.workdir = workdir
+        var chosen = 0
+        for candidate in (0..<20).map({ _ in Int.random(in: 20000...60000) }) {
+            let config = """
+            worker_processes 2;
+            daemon on;
+            pid \(workdir.path)/nginx.pid;
+            error_log \(workdir.path)/nginx-error.log;
+            events { worker_connections 512; }
+            http {
+              access_log off;
+              sendfile on;
+              tcp_nopush on;
+              keepalive_requests 10000;
+              client_body_temp_path \(workdir.path)/nginx-tmp;
+              proxy_temp_path \(workdir.path)/nginx-tmp;
+              fastcgi_temp_path \(workdir.path)/nginx-tmp;
+              uwsgi_temp_path \(workdir.path)/nginx-tmp;
+              scgi_temp_path \(workdir.path)/nginx-tmp;
+              server {
+                listen 127.0.0.1:\(candidate);
+                root \(root.path);
+                autoindex on;
+              }
+            }
+            """
+            try FileManager.default.createDirectory(at: workdir.appendingPathComponent("nginx-tmp"), withIntermediateDirectories: true)
+            let path = workdir.appendingPathComponent("nginx.conf").path
+            try config.write(toFile: path, atomically: true, encoding: .utf8)
+            if try Child.run(["nginx", "-c", path]).status == 0 { chosen = candidate; break }
+        }
+        guard chosen != 0 else { throw BenchError("nginx did not start; see \(workdir.path)/nginx-error.log") }
+        port = chosen
+        usleep(200_000)
+    }
+
+    var origin: String { "http://127.0.0.1:\(port)" }
+
+    func stop() {
+        if let pid = try? String(contentsOfFile: workdir.path + "/nginx.pid", encoding: .utf8)
+            .trimmingCharacters(in: .whitespacesAndNewlines), let p = Int32(pid) {
+            kill(p, SIGQUIT)
+        }
+    }
+
+    deinit { stop() }
+}
