@@ -18,7 +18,11 @@ public struct PlanInput: Sendable, Hashable {
     /// What is on disk.
     public var snapshot: StoreSnapshot
     /// The catalog (`GET /api/models`): the current version of each model.
-    public var catalog: [ModelEntry]
+    public var catalog: [ModelEntry] {
+        didSet { catalogIndex = Self.index(catalog) }
+    }
+    /// `catalog` by model id, so planning stays linear in the number of models.
+    private(set) var catalogIndex: [String: ModelEntry]
     /// Registry records by model id, for the catalog's current versions (cached or fetched).
     public var records: [String: ModelRecord]
     /// Why a record could not be fetched, by model id.
@@ -39,10 +43,15 @@ public struct PlanInput: Sendable, Hashable {
         self.device = device
         self.snapshot = snapshot
         self.catalog = catalog
+        self.catalogIndex = Self.index(catalog)
         self.records = records
         self.recordFailures = recordFailures
         self.sessions = sessions
         self.freeBytes = freeBytes
         self.forcePrune = forcePrune
+    }
+
+    static func index(_ catalog: [ModelEntry]) -> [String: ModelEntry] {
+        Dictionary(catalog.map { ($0.modelId, $0) }, uniquingKeysWith: { first, _ in first })
     }
 }

@@ -66,7 +66,7 @@ public enum Planner {
             if let installed, installed.sha256 == sha {
                 return .healthy(Healthy(version: installed.version, sha256: sha, size: file.identity.size, recorded: false))
             }
-            if let entry = input.catalog.first(where: { $0.modelId == id }), entry.sha256 == sha {
+            if let entry = input.catalogIndex[id], entry.sha256 == sha {
                 return .healthy(Healthy(version: entry.version, sha256: sha, size: file.identity.size, recorded: false))
             }
             return .corrupt(installed == nil
@@ -96,7 +96,7 @@ public enum Planner {
             let list = (spec.platforms ?? []).map(\.rawValue).joined(separator: ", ")
             return .final(PlanItem(modelId: id, action: .skip(.filteredOut), reason: "the entry applies to \(list); this device is \(platform)"))
         }
-        let entry = input.catalog.first { $0.modelId == id }
+        let entry = input.catalogIndex[id]
         func ok(_ version: String, _ sha: String) -> Bool {
             spec.version.isSatisfied(by: version) && (spec.sha256 == nil || spec.sha256 == sha)
         }
