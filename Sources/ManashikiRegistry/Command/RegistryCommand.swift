@@ -1,0 +1,236 @@
+import Foundation
+import Dispatch
+#if canImport(Glibc)
+import Glibc
+#elseif canImport(Musl)
+import Musl
+#elseif canImport(Darwin)
+import Darwin
+#endif
+
+/// The `manashiki-registry` command line: `serve`, `check`, `generate`, `--help`.
+///
+/// ```
+/// manashiki-registry serve examples/registry --port 0 --ready-file /tmp/registry.json
+/// ```
+public enum RegistryCommand {
+    /// The usage text.
+    public static let usage = """
+    manashiki-registry — a local Manashiki registry (API + CDN stand-in) for tests and offline work
+
+    USAGE
+      manashiki-registry serve DIR [options]     serve DIR/catalog.json
+      manashiki-registry check DIR               validate DIR/catalog.json and exit
+      manashiki-registry generate --size N --seed S --output FILE
+                                                 write a generated artifact, print its SHA-256
+      manashiki-registry --help
+
+    SERVE OPTIONS
+      --port N             API port (default 8080; 0 picks a free port)
+      --storage-port M     storage (CDN stand-in) port (default N+1, or 0 when N is 0)
+      --host ADDR          IPv4 address to bind (default 127.0.0.1)
+      --allow-remote       allow a non-loopback --host
+      --advertise-host H   host name used in printed and signed URLs (default: --host)
+      --url-ttl S          lifetime of signed download URLs in seconds (default 300)
+      --upload-url-ttl S   lifetime of upload URLs in seconds (default 900)
+      --admin-token T      require X-Admin-Token: T on /_admin/* (default: loopback only)
+      --cache-dir DIR      where generated artifacts are cached (default $TMPDIR/manashiki-registry-cache)
+      --ready-file PATH    once listening, write {"apiBaseURL": …, "storageBaseURL": …, "pid": …} to PATH
+
+    On start it prints the URLs and one machine-readable line:
+      MANASHIKI_REGISTRY_READY {"apiBaseURL":"http://127.0.0.1:8080","storageBaseURL":"http://127.0.0.1:8081"}
+    Stop it with Ctrl-C (SIGINT) or SIGTERM.
+    """
+
+    /// A parsed command line.
+    enum Invocation: Equatable {
+        case help
+        case serve(directory: String, configuration: ServeOptions)
+        case check(directory: String)
+        case generate(size: Int, seed: UInt64, output: String)
+    }
+
+    /// The options of `serve`.
+    struct ServeOptions: Equatable {
+        var host = "127.0.0.1"
+        var port: UInt16 = 8080
+        var storagePort: UInt16?
+        var allowRemote = false
+        var advertiseHost: String?
+        var urlTTL = 300
+        var uploadURLTTL = 900
+        var adminToken: String?
+        var cacheDirectory: String?
+        var readyFile: String?
+    }
+
+    /// A command line that cannot be run.
+    struct UsageError: Error, Equatable {
+        let message: String
+    }
+
+    /// Runs the command line `arguments` (without the program name) and returns the exit
+    /// status. `serve` blocks until SIGINT or SIGTERM.
+    public static func run(_ arguments: [String]) -> Int32 {
+        let invocation: Invocation
+        do {
+            invocation = try parse(arguments)
+        } catch {
+            printError("manashiki-registry: \(error.message)\nRun `manashiki-registry --help` for usage.")
+            return 64
+        }
+        switch invocation {
+        case .help:
+            print(usage)
+            return 0
+        case .check(let directory):
+            do {
+                let catalog = try RegistryCatalog.load(directory: URL(fileURLWithPath: directory))
+                print("\(directory): OK (\(catalog.models.count) models, \(catalog.keys.count) keys, \(catalog.pending.count) pending, \(catalog.faults.count) faults)")
+                return 0
+            } catch {
+                printError("manashiki-registry: \(error)")
+                return 65
+            }
+        case .generate(let size, let seed, let output):
+            do {
+                let digest = try GeneratedBytes.write(size: size, seed: seed, to: URL(fileURLWithPath: output))
+                print("\(digest)  \(output)  (\(size) bytes)")
+                return 0
+            } catch {
+                printError("manashiki-registry: cannot write \(output): \(error.localizedDescription)")
+                return 73
+            }
+        case .serve(let directory, let options):
+            return serve(directory: directory, options: options)
+        }
+    }
+
+    /// Parses a command line (without the program name).
+    static func parse(_ arguments: [String]) throws(UsageError) -> Invocation {
+        guard let command = arguments.first else { throw UsageError(message: "missing command (serve, check or generate)") }
+        var rest = Array(arguments.dropFirst())
+        if arguments.contains("--help") || arguments.contains("-h") || command == "help" { return .help }
+        func value(_ flag: String) throws(UsageError) -> String {
+            guard !rest.isEmpty, !rest[0].hasPrefix("--") else { throw UsageError(message: "\(flag) needs a value") }
+            return rest.removeFirst()
+        }
+        func integer<T: FixedWidthInteger>(_ flag: String, _: T.Type) throws(UsageError) -> T {
+            let text = try value(flag)
+            guard let n = T(text), n >= 0 else { throw UsageError(message: "\(flag) needs a non-negative integer, not \"\(text)\"") }
+            return n
+        }
+        switch command {
+        case "serve", "check":
+            guard let directory = rest.first, !directory.hasPrefix("--") else {
+                throw UsageError(message: "\(command) needs the catalog directory, e.g. `manashiki-registry \(command) examples/registry`")
+            }
+            rest.removeFirst()
+            if command == "check" {
+                guard rest.isEmpty else { throw UsageError(message: "unexpected argument \"\(rest[0])\"") }
+                return .check(directory: directory)
+            }
+            var o = ServeOptions()
+            while !rest.isEmpty {
+                let flag = rest.removeFirst()
+                switch flag {
+                case "--port": o.port = try integer(flag, UInt16.self)
+                case "--storage-port": o.storagePort = try integer(flag, UInt16.self)
+                case "--host": o.host = try value(flag)
+                case "--allow-remote": o.allowRemote = true
+                case "--advertise-host": o.advertiseHost = try value(flag)
+                case "--url-ttl": o.urlTTL = try integer(flag, Int.self)
+                case "--upload-url-ttl": o.uploadURLTTL = try integer(flag, Int.self)
+                case "--admin-token": o.adminToken = try value(flag)
+                case "--cache-dir": o.cacheDirectory = try value(flag)
+                case "--ready-file": o.readyFile = try value(flag)
+                default: throw UsageError(message: "unknown option \"\(flag)\"")
+                }
+            }
+            if !o.allowRemote, !RegistryConfiguration.isLoopback(o.host) {
+                throw UsageError(message: "--host \(o.host) is not a loopback address; add --allow-remote to expose the registry to the network")
+            }
+            return .serve(directory: directory, configuration: o)
+        case "generate":
+            var size: Int?, seed: UInt64?, output: String?
+            while !rest.isEmpty {
+                let flag = rest.removeFirst()
+                switch flag {
+                case "--size": size = try integer(flag, Int.self)
+                case "--seed": seed = try integer(flag, UInt64.self)
+                case "--output", "-o": output = try value(flag)
+                default: throw UsageError(message: "unknown option \"\(flag)\"")
+                }
+            }
+            guard let size, let seed, let output else { throw UsageError(message: "generate needs --size, --seed and --output") }
+            return .generate(size: size, seed: seed, output: output)
+        default:
+            throw UsageError(message: "unknown command \"\(command)\"")
+        }
+    }
+
+    /// The registry configuration `options` describe.
+    static func configuration(_ o: ServeOptions) -> RegistryConfiguration {
+        RegistryConfiguration(host: o.host, apiPort: o.port, storagePort: o.storagePort ?? (o.port == 0 ? 0 : o.port &+ 1),
+                              advertisedHost: o.advertiseHost, allowRemote: o.allowRemote, urlTTL: o.urlTTL,
+                              uploadURLTTL: o.uploadURLTTL, adminToken: o.adminToken,
+                              cacheDirectory: o.cacheDirectory.map { URL(fileURLWithPath: $0) })
+    }
+
+    private static func serve(directory: String, options: ServeOptions) -> Int32 {
+        let catalog: RegistryCatalog
+        do {
+            catalog = try RegistryCatalog.load(directory: URL(fileURLWithPath: directory))
+        } catch {
+            printError("manashiki-registry: \(error)")
+            return 65
+        }
+        let registry: DevelopmentRegistry
+        do {
+            registry = try DevelopmentRegistry.start(catalog: catalog, configuration: configuration(options))
+        } catch {
+            printError("manashiki-registry: cannot start: \(error)")
+            return 69
+        }
+        let api = registry.apiBaseURL.absoluteString, storage = registry.storageBaseURL.absoluteString
+        let ready = String(decoding: JSONBody.encode(["apiBaseURL": api, "storageBaseURL": storage, "pid": Int(getpid())]), as: UTF8.self)
+        print("""
+        manashiki-registry: serving \(directory) (\(catalog.models.count) models, \(catalog.keys.count) keys)
+          API:     \(api)
+          storage: \(storage)
+          admin:   \(api)/_admin/faults (\(options.adminToken == nil ? "loopback only" : "X-Admin-Token required"))
+        MANASHIKI_REGISTRY_READY \(ready)
+        """)
+        fflush(nil)
+        if let path = options.readyFile {
+            let temporary = path + ".tmp-\(getpid())"
+            do {
+                try Data(ready.utf8).write(to: URL(fileURLWithPath: temporary))
+                guard rename(temporary, path) == 0 else { throw SocketError(operation: "rename(\(path))", code: errno) }
+            } catch {
+                printError("manashiki-registry: cannot write the ready file \(path): \(error)")
+                registry.stop()
+                return 73
+            }
+        }
+        let done = DispatchSemaphore(value: 0)
+        var sources: [any DispatchSourceSignal] = []
+        for number in [SIGINT, SIGTERM] {
+            signal(number, SIG_IGN)
+            let source = DispatchSource.makeSignalSource(signal: number, queue: .global())
+            source.setEventHandler { done.signal() }
+            source.resume()
+            sources.append(source)
+        }
+        done.wait()
+        print("manashiki-registry: stopping")
+        registry.stop()
+        if let path = options.readyFile { unlink(path) }
+        sources.forEach { $0.cancel() }
+        return 0
+    }
+
+    private static func printError(_ message: String) {
+        FileHandle.standardError.write(Data((message + "\n").utf8))
+    }
+}

@@ -1,0 +1,187 @@
+import Foundation
+#if canImport(Glibc)
+import Glibc
+#elseif canImport(Musl)
+import Musl
+#elseif canImport(Darwin)
+import Darwin
+#endif
+
+/// A failed socket call.
+struct SocketError: Error, CustomStringConvertible {
+    /// The call that failed (`bind`, `send`…).
+    let operation: String
+    /// `errno` at the time.
+    let code: Int32
+
+    var description: String { "\(operation) failed: \(String(cString: strerror(code))) (errno \(code))" }
+}
+
+/// Thin wrappers over the POSIX socket calls the servers use (Glibc on Linux, Darwin on Apple).
+enum POSIXSocket {
+    #if os(Linux) || os(Android)
+    static let streamType = Int32(SOCK_STREAM.rawValue)
+    static let sendFlags = Int32(MSG_NOSIGNAL)
+    #else
+    static let streamType = SOCK_STREAM
+    static let sendFlags: Int32 = 0
+    #endif
+
+    /// Ignores SIGPIPE for the whole process: `sendfile(2)` has no `MSG_NOSIGNAL`, and a client
+    /// that hangs up mid-body must never kill the process hosting the registry.
+    static func ignoreSIGPIPE() {
+        _ = signal(SIGPIPE, SIG_IGN)
+    }
+
+    /// Opens a listening IPv4 TCP socket on `host:port` (port 0 = ephemeral).
+    /// - Returns: the descriptor and the port actually bound.
+    static func listen(host: String, port: UInt16) throws -> (fd: Int32, port: UInt16) {
+        var address = sockaddr_in()
+        address.sin_family = sa_family_t(AF_INET)
+        address.sin_port = port.bigEndian
+        let literal = host == "localhost" ? "127.0.0.1" : host
+        guard inet_pton(AF_INET, literal, &address.sin_addr) == 1 else {
+            throw SocketError(operation: "inet_pton(\(host)): not an IPv4 address", code: EINVAL)
+        }
+        let fd = socket(AF_INET, streamType, 0)
+        guard fd >= 0 else { throw SocketError(operation: "socket", code: errno) }
+        var one: Int32 = 1
+        setsockopt(fd, SOL_SOCKET, SO_REUSEADDR, &one, socklen_t(MemoryLayout<Int32>.size))
+        let bound = withUnsafePointer(to: &address) {
+            $0.withMemoryRebound(to: sockaddr.self, capacity: 1) { bind(fd, $0, socklen_t(MemoryLayout<sockaddr_in>.size)) }
+        }
+        guard bound == 0 else {
+            let code = errno
+            close(fd)
+            throw SocketError(operation: "bind(\(host):\(port))", code: code)
+        }
+        guard Glibcish.listen(fd, 1024) == 0 else {
+            let code = errno
+            close(fd)
+            throw SocketError(operation: "listen", code: code)
+        }
+        var actual = sockaddr_in()
+        var length = socklen_t(MemoryLayout<sockaddr_in>.size)
+        _ = withUnsafeMutablePointer(to: &actual) {
+            $0.withMemoryRebound(to: sockaddr.self, capacity: 1) { getsockname(fd, $0, &length) }
+        }
+        return (fd, UInt16(bigEndian: actual.sin_port))
+    }
+
+    /// Accepts one connection. Returns the descriptor and whether the peer is on loopback.
+    static func accept(_ listener: Int32) -> (fd: Int32, loopback: Bool)? {
+        var peer = sockaddr_in()
+        var length = socklen_t(MemoryLayout<sockaddr_in>.size)
+        let fd = withUnsafeMutablePointer(to: &peer) {
+            $0.withMemoryRebound(to: sockaddr.self, capacity: 1) { Glibcish.accept(listener, $0, &length) }
+        }
+        guard fd >= 0 else { return nil }
+        configure(fd)
+        let loopback = peer.sin_family == sa_family_t(AF_INET) && (UInt32(bigEndian: peer.sin_addr.s_addr) >> 24) == 127
+        return (fd, loopback)
+    }
+
+    /// Per-connection options: no Nagle delay, no SIGPIPE on Apple platforms.
+    private static func configure(_ fd: Int32) {
+        var one: Int32 = 1
+        setsockopt(fd, Int32(IPPROTO_TCP), TCP_NODELAY, &one, socklen_t(MemoryLayout<Int32>.size))
+        #if canImport(Darwin)
+        setsockopt(fd, SOL_SOCKET, SO_NOSIGPIPE, &one, socklen_t(MemoryLayout<Int32>.size))
+        #endif
+    }
+
+    /// Writes all of `buffer`, retrying on partial writes and EINTR.
+    static func sendAll(_ fd: Int32, _ buffer: UnsafeRawBufferPointer) throws {
+        var offset = 0
+        while offset < buffer.count {
+            let n = send(fd, buffer.baseAddress! + offset, buffer.count - offset, sendFlags)
+            if n < 0 {
+                if errno == EINTR { continue }
+                throw SocketError(operation: "send", code: errno)
+            }
+            offset += n
+        }
+    }
+
+    /// Reads up to `capacity` bytes; 0 means the peer closed.
+    static func receive(_ fd: Int32, into buffer: UnsafeMutableRawBufferPointer) throws -> Int {
+        while true {
+            let n = recv(fd, buffer.baseAddress, buffer.count, 0)
+            if n < 0 {
+                if errno == EINTR { continue }
+                throw SocketError(operation: "recv", code: errno)
+            }
+            return n
+        }
+    }
+
+    /// Copies `count` bytes of `file` from `offset` to the socket: `sendfile(2)` on Linux,
+    /// `pread` + `send` elsewhere.
+    static func sendFile(_ fd: Int32, file: Int32, offset: Int64, count: Int64) throws {
+        #if os(Linux) || os(Android)
+        var position = off_t(offset)
+        var remaining = count
+        while remaining > 0 {
+            let n = sendfile(fd, file, &position, Int(min(remaining, 1 << 30)))
+            if n < 0 {
+                if errno == EINTR || errno == EAGAIN { continue }
+                throw SocketError(operation: "sendfile", code: errno)
+            }
+            if n == 0 { throw SocketError(operation: "sendfile (file shorter than expected)", code: EIO) }
+            remaining -= Int64(n)
+        }
+        #else
+        var position = offset
+        let end = offset + count
+        var chunk = [UInt8](repeating: 0, count: 256 << 10)
+        while position < end {
+            let want = Int(min(Int64(chunk.count), end - position))
+            let n = chunk.withUnsafeMutableBytes { pread(file, $0.baseAddress, want, off_t(position)) }
+            if n <= 0 { throw SocketError(operation: "pread", code: n < 0 ? errno : EIO) }
+            try chunk.withUnsafeBytes { try sendAll(fd, UnsafeRawBufferPointer(rebasing: $0.prefix(n))) }
+            position += Int64(n)
+        }
+        #endif
+    }
+
+    /// Closes with an RST instead of a FIN (SO_LINGER with a zero timeout).
+    static func reset(_ fd: Int32) {
+        var option = linger(l_onoff: 1, l_linger: 0)
+        setsockopt(fd, SOL_SOCKET, SO_LINGER, &option, socklen_t(MemoryLayout<linger>.size))
+    }
+
+    /// Whether the peer has closed (or reset) the connection, waiting at most `milliseconds`.
+    /// Unread request bytes count as "still open".
+    static func peerClosed(_ fd: Int32, waiting milliseconds: Int32) -> Bool {
+        var p = pollfd(fd: fd, events: Int16(POLLIN), revents: 0)
+        let n = poll(&p, 1, milliseconds)
+        guard n > 0 else { return false }
+        if p.revents & Int16(POLLHUP | POLLERR | POLLNVAL) != 0 { return true }
+        var byte: UInt8 = 0
+        let peeked = recv(fd, &byte, 1, Int32(MSG_PEEK) | Int32(MSG_DONTWAIT))
+        return peeked == 0 || (peeked < 0 && errno != EAGAIN && errno != EWOULDBLOCK && errno != EINTR)
+    }
+}
+
+/// The libc functions whose names collide with methods in this module.
+enum Glibcish {
+    static func listen(_ fd: Int32, _ backlog: Int32) -> Int32 {
+        #if canImport(Glibc)
+        Glibc.listen(fd, backlog)
+        #elseif canImport(Musl)
+        Musl.listen(fd, backlog)
+        #else
+        Darwin.listen(fd, backlog)
+        #endif
+    }
+
+    static func accept(_ fd: Int32, _ address: UnsafeMutablePointer<sockaddr>, _ length: UnsafeMutablePointer<socklen_t>) -> Int32 {
+        #if canImport(Glibc)
+        Glibc.accept(fd, address, length)
+        #elseif canImport(Musl)
+        Musl.accept(fd, address, length)
+        #else
+        Darwin.accept(fd, address, length)
+        #endif
+    }
+}

@@ -1,0 +1,17 @@
+import Foundation
+
+/// Counts storage downloads in progress and the most seen at once.
+final class DownloadGauge: @unchecked Sendable {
+    private let state = Protected((open: 0, max: 0))
+
+    /// A download started.
+    func begin() { state.withLock { $0.open += 1; $0.max = Swift.max($0.max, $0.open) } }
+    /// A download ended (completed or not).
+    func end() { state.withLock { $0.open -= 1 } }
+    /// Downloads in progress.
+    var open: Int { state.withLock { $0.open } }
+    /// The most downloads seen in progress at once.
+    var maximum: Int { state.withLock { $0.max } }
+    /// Sets the maximum back to the current count.
+    func resetMaximum() { state.withLock { $0.max = $0.open } }
+}
