@@ -19,9 +19,15 @@ let package = Package(
             pkgConfig: "libcrypto",
             providers: [.apt(["libssl-dev"])]
         ),
+        // libcurl's easy API, loaded with dlopen (Linux): streaming with real backpressure,
+        // which FoundationNetworking's URLSession cannot pause.
+        .target(name: "CManashikiShims", linkerSettings: [.linkedLibrary("dl", .when(platforms: [.linux]))]),
         .target(
             name: "Manashiki",
-            dependencies: [.target(name: "CManashikiCrypto", condition: .when(platforms: [.linux, .android]))]
+            dependencies: [
+                .target(name: "CManashikiCrypto", condition: .when(platforms: [.linux, .android])),
+                .target(name: "CManashikiShims", condition: .when(platforms: [.linux, .android])),
+            ]
         ),
         .target(name: "ManashikiTestSupport", dependencies: ["Manashiki"]),
         .target(

@@ -94,6 +94,12 @@ final class ArtifactWriter: HTTPBodyConsumer, @unchecked Sendable {
         }
         try chunk.withUnsafeBytes { (src: UnsafeRawBufferPointer) in
             var offset = 0
+            // Whole blocks straight from the transport's buffer: no copy.
+            if blockCount == 0 && src.count >= Self.blockSize {
+                let whole = src.count - src.count % Self.blockSize
+                try consume(UnsafeRawBufferPointer(rebasing: src[0..<whole]))
+                offset = whole
+            }
             while offset < src.count {
                 let n = min(src.count - offset, Self.blockSize - blockCount)
                 (block.baseAddress! + blockCount).copyMemory(from: src.baseAddress! + offset, byteCount: n)
@@ -108,12 +114,25 @@ final class ArtifactWriter: HTTPBodyConsumer, @unchecked Sendable {
     func flush() throws {
         guard blockCount > 0 else { return }
         let bytes = UnsafeRawBufferPointer(start: block.baseAddress, count: blockCount)
+        blockCount = 0
+        try consume(bytes)
+    }
+
+    /// Hashes and writes bytes that follow the valid prefix.
+    private func consume(_ bytes: UnsafeRawBufferPointer) throws {
         hasher.update(bytes)
         try POSIX.writeAll(fd, bytes, path: path)
-        written += Int64(blockCount)
-        blockCount = 0
+        written += Int64(bytes.count)
+        if written - writebackStarted >= Self.writebackInterval {
+            POSIX.startWriteback(fd, from: writebackStarted, length: written - writebackStarted)
+            writebackStarted = written
+        }
         progress?(written, declaredTotal)
     }
+
+    /// Bytes after which the kernel is asked to start writing back, so the final fsync is short.
+    static let writebackInterval: Int64 = 8 << 20
+    private var writebackStarted: Int64 = 0
 
     /// Finishes the digest. Call once, after the last flush.
     func finalize() -> SHA256Digest { hasher.finalize() }
@@ -122,6 +141,7 @@ final class ArtifactWriter: HTTPBodyConsumer, @unchecked Sendable {
     func restart() throws {
         blockCount = 0
         written = 0
+        writebackStarted = 0
         hasher = SHA256Hasher()
         try POSIX.call("truncate", path) { ftruncate(fd, 0) }
         _ = lseek(fd, 0, SEEK_SET)

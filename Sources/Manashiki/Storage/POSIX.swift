@@ -6,6 +6,9 @@ import Musl
 #elseif canImport(Darwin)
 import Darwin
 #endif
+#if canImport(CManashikiShims)
+import CManashikiShims
+#endif
 
 /// Thin throwing wrappers over the POSIX calls the store needs. Every failure becomes
 /// `APIError.fileSystem` naming the operation and the path.
@@ -51,6 +54,14 @@ package enum POSIX {
     /// fsync, mapping failure to an error.
     package static func sync(_ fd: Int32, path: String) throws {
         try call("flush to disk", path) { fsync(fd) }
+    }
+
+    /// Asks the kernel to start writing a range back to disk without waiting (Linux), so a
+    /// later fsync has little left to do. A no-op elsewhere.
+    package static func startWriteback(_ fd: Int32, from offset: Int64, length: Int64) {
+        #if canImport(CManashikiShims)
+        _ = mk_start_writeback(fd, offset, length)
+        #endif
     }
 
     /// 16 random lowercase hex characters.

@@ -3,13 +3,14 @@ import Foundation
 import FoundationNetworking
 #endif
 
-/// The default `HTTPTransport`, on `URLSession` (Apple platforms) and FoundationNetworking
-/// (Linux, where URLSession runs on libcurl).
+/// The default `HTTPTransport`: `URLSession` on Apple platforms; on Linux, libcurl directly.
 ///
-/// * Streams bodies with bounded memory: when the consumer falls behind, the task is
-///   suspended once `highWaterBytes` are buffered and resumed when the buffer drains, so a
-///   1 GiB download never holds more than a few MiB (Linux URLSession otherwise buffers
-///   without bound).
+/// * Streams bodies with bounded memory. On Apple platforms, when the consumer falls behind,
+///   the task is suspended once `highWaterBytes` are buffered and resumed when the buffer
+///   drains. On Linux, FoundationNetworking's `suspend()` restarts a transfer from byte 0
+///   instead of pausing it, so requests go through `CurlTransport` (the same libcurl that
+///   FoundationNetworking uses, driven directly), which waits for the consumer instead. If
+///   libcurl cannot be loaded, FoundationNetworking is used without pausing.
 /// * Follows no redirects (the client decides), stores no cookies, caches nothing, and asks
 ///   for identity encoding unless the request says otherwise.
 public struct URLSessionTransport: HTTPTransport {
@@ -28,6 +29,13 @@ public struct URLSessionTransport: HTTPTransport {
 
     /// Streams the answer to `request` into `consumer` (see `HTTPTransport`).
     public func stream(_ request: HTTPRequest, to consumer: any HTTPBodyConsumer) async throws {
+        #if canImport(CManashikiShims)
+        if let curl = box.curl {
+            var r = request
+            if r.headers["Accept-Encoding"] == nil { r.headers["Accept-Encoding"] = "identity" }
+            return try await curl.stream(r, to: consumer)
+        }
+        #endif
         var urlRequest = URLRequest(url: request.url, cachePolicy: .reloadIgnoringLocalCacheData, timeoutInterval: request.idleTimeout)
         urlRequest.httpMethod = request.method
         for field in request.headers { urlRequest.addValue(field.value, forHTTPHeaderField: field.name) }
@@ -54,6 +62,9 @@ final class SessionBox: @unchecked Sendable {
     let session: URLSession
     let delegate: SessionDelegate
     let highWater: Int
+    #if canImport(CManashikiShims)
+    let curl: CurlTransport?
+    #endif
 
     init(maximumConnectionsPerHost: Int, highWater: Int) {
         let configuration = URLSessionConfiguration.ephemeral
@@ -69,6 +80,9 @@ final class SessionBox: @unchecked Sendable {
         queue.name = "manashiki.urlsession"
         session = URLSession(configuration: configuration, delegate: delegate, delegateQueue: queue)
         self.highWater = max(highWater, 64 << 10)
+        #if canImport(CManashikiShims)
+        curl = try? CurlTransport(maxQueuedBytes: self.highWater)
+        #endif
     }
 
     deinit { session.invalidateAndCancel() }
@@ -121,6 +135,15 @@ final class StreamPump: @unchecked Sendable {
 
     init(highWater: Int) { self.highWater = highWater }
 
+    /// FoundationNetworking restarts a suspended transfer from scratch, so never suspend there.
+    private var canSuspend: Bool {
+        #if canImport(FoundationNetworking)
+        return false
+        #else
+        return true
+        #endif
+    }
+
     // MARK: Delegate side (URLSession's queue)
 
     func didReceive(response: URLResponse) {
@@ -139,7 +162,7 @@ final class StreamPump: @unchecked Sendable {
         signal { s in
             s.chunks.append(data)
             s.buffered += data.count
-            if s.buffered >= self.highWater && !s.suspended && s.completion == nil {
+            if self.canSuspend && s.buffered >= self.highWater && !s.suspended && s.completion == nil {
                 // Under the lock, so a resume() from the consumer side cannot overtake it.
                 s.suspended = true
                 self.task?.suspend()

@@ -1,0 +1,43 @@
+#ifndef MK_CURL_H
+#define MK_CURL_H
+// A minimal, header-free binding to libcurl's easy API, loaded with dlopen at run time.
+// Linux only: on Apple platforms every function reports libcurl as unavailable.
+#include <stddef.h>
+
+#ifdef __cplusplus
+extern "C" {
+#endif
+
+/// One request. Strings are NUL-terminated; headers are "Name: value" lines.
+typedef struct mk_curl_request {
+    const char *url;
+    const char *method;
+    const char *const *headers;
+    size_t header_count;
+    const void *body;
+    size_t body_length;
+    int has_body;
+    long connect_timeout_seconds;
+    long idle_timeout_seconds;
+} mk_curl_request;
+
+/// Receives one raw header line (status lines included). Return 0 to continue.
+typedef int (*mk_curl_header_cb)(void *context, const char *line, size_t length);
+/// Receives body bytes. Return `length` to continue, anything else aborts.
+typedef size_t (*mk_curl_data_cb)(void *context, const char *data, size_t length);
+/// Polled about once a second and on progress. Return non-zero to abort (cancellation).
+typedef int (*mk_curl_poll_cb)(void *context);
+
+/// Loads libcurl once. Returns 0 when available; otherwise writes a reason into `error`.
+int mk_curl_load(char *error, size_t error_length);
+
+/// Performs `request` synchronously on the calling thread with a pooled easy handle
+/// (connections are kept alive between calls). Returns the CURLcode (0 on success) and writes
+/// a message into `error` (at least 256 bytes) on failure.
+int mk_curl_perform(const mk_curl_request *request, mk_curl_header_cb on_header, mk_curl_data_cb on_data,
+                    mk_curl_poll_cb poll, void *context, char *error);
+
+#ifdef __cplusplus
+}
+#endif
+#endif

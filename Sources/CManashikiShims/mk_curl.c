@@ -1,0 +1,192 @@
+#include "mk_curl.h"
+
+#if defined(__linux__) || defined(__ANDROID__)
+#include <dlfcn.h>
+#include <pthread.h>
+#include <stdio.h>
+#include <string.h>
+
+// The subset of curl.h used here. These values are part of libcurl's stable ABI.
+typedef void CURL;
+struct curl_slist;
+typedef long long curl_off_t;
+enum {
+    MK_CURLOPT_WRITEDATA = 10001, MK_CURLOPT_URL = 10002, MK_CURLOPT_ERRORBUFFER = 10010,
+    MK_CURLOPT_WRITEFUNCTION = 20011, MK_CURLOPT_POSTFIELDS = 10015, MK_CURLOPT_LOW_SPEED_LIMIT = 19,
+    MK_CURLOPT_LOW_SPEED_TIME = 20, MK_CURLOPT_HTTPHEADER = 10023, MK_CURLOPT_HEADERDATA = 10029,
+    MK_CURLOPT_CUSTOMREQUEST = 10036, MK_CURLOPT_NOPROGRESS = 43, MK_CURLOPT_NOBODY = 44,
+    MK_CURLOPT_FOLLOWLOCATION = 52, MK_CURLOPT_CONNECTTIMEOUT = 78, MK_CURLOPT_HTTPGET = 80,
+    MK_CURLOPT_HEADERFUNCTION = 20079, MK_CURLOPT_BUFFERSIZE = 98, MK_CURLOPT_NOSIGNAL = 99,
+    MK_CURLOPT_POSTFIELDSIZE_LARGE = 30120, MK_CURLOPT_PROTOCOLS = 181, MK_CURLOPT_TCP_KEEPALIVE = 213,
+    MK_CURLOPT_XFERINFODATA = 10057, MK_CURLOPT_XFERINFOFUNCTION = 20219, MK_CURLOPT_PROTOCOLS_STR = 10318,
+};
+enum { MK_CURLPROTO_HTTP = 1, MK_CURLPROTO_HTTPS = 2, MK_CURL_GLOBAL_DEFAULT = 3 };
+
+typedef int (*global_init_fn)(long);
+typedef CURL *(*easy_init_fn)(void);
+typedef void (*easy_cleanup_fn)(CURL *);
+typedef void (*easy_reset_fn)(CURL *);
+typedef int (*easy_setopt_fn)(CURL *, int, ...);
+typedef int (*easy_perform_fn)(CURL *);
+typedef const char *(*easy_strerror_fn)(int);
+typedef struct curl_slist *(*slist_append_fn)(struct curl_slist *, const char *);
+typedef void (*slist_free_all_fn)(struct curl_slist *);
+
+static struct {
+    global_init_fn global_init;
+    easy_init_fn easy_init;
+    easy_cleanup_fn easy_cleanup;
+    easy_reset_fn easy_reset;
+    easy_setopt_fn easy_setopt;
+    easy_perform_fn easy_perform;
+    easy_strerror_fn easy_strerror;
+    slist_append_fn slist_append;
+    slist_free_all_fn slist_free_all;
+} api;
+
+static pthread_once_t load_once = PTHREAD_ONCE_INIT;
+static char load_error[256];
+static int loaded;
+
+static void load(void) {
+    const char *names[] = {"libcurl.so.4", "libcurl.so", "libcurl-gnutls.so.4", NULL};
+    void *lib = NULL;
+    for (int i = 0; names[i] && !lib; i++) lib = dlopen(names[i], RTLD_NOW | RTLD_LOCAL);
+    if (!lib) { snprintf(load_error, sizeof load_error, "libcurl could not be loaded (%s)", dlerror()); return; }
+#define SYM(field, name) api.field = (typeof(api.field))dlsym(lib, name); \
+    if (!api.field) { snprintf(load_error, sizeof load_error, "libcurl lacks %s", name); return; }
+    SYM(global_init, "curl_global_init")
+    SYM(easy_init, "curl_easy_init")
+    SYM(easy_cleanup, "curl_easy_cleanup")
+    SYM(easy_reset, "curl_easy_reset")
+    SYM(easy_setopt, "curl_easy_setopt")
+    SYM(easy_perform, "curl_easy_perform")
+    SYM(easy_strerror, "curl_easy_strerror")
+    SYM(slist_append, "curl_slist_append")
+    SYM(slist_free_all, "curl_slist_free_all")
+#undef SYM
+    if (api.global_init(MK_CURL_GLOBAL_DEFAULT) != 0) { snprintf(load_error, sizeof load_error, "curl_global_init failed"); return; }
+    loaded = 1;
+}
+
+int mk_curl_load(char *error, size_t error_length) {
+    pthread_once(&load_once, load);
+    if (!loaded && error && error_length) snprintf(error, error_length, "%s", load_error);
+    return loaded ? 0 : -1;
+}
+
+// A small pool of easy handles, so connections (and TLS sessions) are reused.
+#define POOL_MAX 16
+static pthread_mutex_t pool_lock = PTHREAD_MUTEX_INITIALIZER;
+static CURL *pool[POOL_MAX];
+static int pool_count;
+
+static CURL *acquire(void) {
+    CURL *h = NULL;
+    pthread_mutex_lock(&pool_lock);
+    if (pool_count > 0) h = pool[--pool_count];
+    pthread_mutex_unlock(&pool_lock);
+    if (h) api.easy_reset(h); else h = api.easy_init();
+    return h;
+}
+
+static void release(CURL *h, int reusable) {
+    if (reusable) {
+        pthread_mutex_lock(&pool_lock);
+        if (pool_count < POOL_MAX) { pool[pool_count++] = h; h = NULL; }
+        pthread_mutex_unlock(&pool_lock);
+    }
+    if (h) api.easy_cleanup(h);
+}
+
+struct trampoline {
+    mk_curl_header_cb on_header;
+    mk_curl_data_cb on_data;
+    mk_curl_poll_cb poll;
+    void *context;
+};
+
+static size_t header_trampoline(char *buffer, size_t size, size_t count, void *userdata) {
+    struct trampoline *t = userdata;
+    size_t n = size * count;
+    return t->on_header(t->context, buffer, n) == 0 ? n : 0;
+}
+
+static size_t data_trampoline(char *buffer, size_t size, size_t count, void *userdata) {
+    struct trampoline *t = userdata;
+    return t->on_data(t->context, buffer, size * count);
+}
+
+static int poll_trampoline(void *userdata, curl_off_t a, curl_off_t b, curl_off_t c, curl_off_t d) {
+    (void)a; (void)b; (void)c; (void)d;
+    struct trampoline *t = userdata;
+    return t->poll ? t->poll(t->context) : 0;
+}
+
+int mk_curl_perform(const mk_curl_request *r, mk_curl_header_cb on_header, mk_curl_data_cb on_data,
+                    mk_curl_poll_cb poll, void *context, char *error) {
+    error[0] = 0;
+    if (mk_curl_load(error, 256) != 0) return -1;
+    CURL *h = acquire();
+    if (!h) { snprintf(error, 256, "curl_easy_init failed"); return -1; }
+    struct trampoline t = {on_header, on_data, poll, context};
+    struct curl_slist *headers = NULL;
+    for (size_t i = 0; i < r->header_count; i++) headers = api.slist_append(headers, r->headers[i]);
+    if (r->has_body) headers = api.slist_append(headers, "Expect:");
+
+    api.easy_setopt(h, MK_CURLOPT_ERRORBUFFER, error);
+    api.easy_setopt(h, MK_CURLOPT_URL, r->url);
+    api.easy_setopt(h, MK_CURLOPT_NOSIGNAL, 1L);
+    api.easy_setopt(h, MK_CURLOPT_FOLLOWLOCATION, 0L);
+    if (api.easy_setopt(h, MK_CURLOPT_PROTOCOLS_STR, "http,https") != 0)
+        api.easy_setopt(h, MK_CURLOPT_PROTOCOLS, (long)(MK_CURLPROTO_HTTP | MK_CURLPROTO_HTTPS));
+    api.easy_setopt(h, MK_CURLOPT_TCP_KEEPALIVE, 1L);
+    api.easy_setopt(h, MK_CURLOPT_BUFFERSIZE, 512L * 1024L);
+    api.easy_setopt(h, MK_CURLOPT_CONNECTTIMEOUT, r->connect_timeout_seconds);
+    if (r->idle_timeout_seconds > 0) {
+        api.easy_setopt(h, MK_CURLOPT_LOW_SPEED_LIMIT, 1L);
+        api.easy_setopt(h, MK_CURLOPT_LOW_SPEED_TIME, r->idle_timeout_seconds);
+    }
+    api.easy_setopt(h, MK_CURLOPT_HTTPHEADER, headers);
+    api.easy_setopt(h, MK_CURLOPT_HEADERFUNCTION, header_trampoline);
+    api.easy_setopt(h, MK_CURLOPT_HEADERDATA, &t);
+    api.easy_setopt(h, MK_CURLOPT_WRITEFUNCTION, data_trampoline);
+    api.easy_setopt(h, MK_CURLOPT_WRITEDATA, &t);
+    api.easy_setopt(h, MK_CURLOPT_NOPROGRESS, 0L);
+    api.easy_setopt(h, MK_CURLOPT_XFERINFOFUNCTION, poll_trampoline);
+    api.easy_setopt(h, MK_CURLOPT_XFERINFODATA, &t);
+    if (strcmp(r->method, "GET") == 0) {
+        api.easy_setopt(h, MK_CURLOPT_HTTPGET, 1L);
+    } else if (strcmp(r->method, "HEAD") == 0) {
+        api.easy_setopt(h, MK_CURLOPT_NOBODY, 1L);
+    } else {
+        api.easy_setopt(h, MK_CURLOPT_CUSTOMREQUEST, r->method);
+    }
+    if (r->has_body) {
+        api.easy_setopt(h, MK_CURLOPT_POSTFIELDSIZE_LARGE, (curl_off_t)r->body_length);
+        api.easy_setopt(h, MK_CURLOPT_POSTFIELDS, r->body ? r->body : "");
+    }
+    int code = api.easy_perform(h);
+    if (code != 0 && error[0] == 0) snprintf(error, 256, "%s", api.easy_strerror(code));
+    api.easy_setopt(h, MK_CURLOPT_HTTPHEADER, (struct curl_slist *)NULL);
+    api.easy_setopt(h, MK_CURLOPT_ERRORBUFFER, (char *)NULL);
+    api.slist_free_all(headers);
+    release(h, code == 0);
+    return code;
+}
+
+#else
+
+int mk_curl_load(char *error, size_t error_length) {
+    if (error && error_length) error[0] = 0;
+    return -1;
+}
+
+int mk_curl_perform(const mk_curl_request *r, mk_curl_header_cb on_header, mk_curl_data_cb on_data,
+                    mk_curl_poll_cb poll, void *context, char *error) {
+    (void)r; (void)on_header; (void)on_data; (void)poll; (void)context;
+    error[0] = 0;
+    return -1;
+}
+
+#endif

@@ -1,0 +1,311 @@
+import Foundation
+#if canImport(CManashikiShims)
+import CManashikiShims
+
+/// An `HTTPTransport` on libcurl's easy API (Linux), loaded at run time from the libcurl that
+/// FoundationNetworking already uses.
+///
+/// Why it exists: FoundationNetworking's `URLSessionTask.suspend()` removes the transfer from
+/// libcurl and `resume()` starts it over, so URLSession on Linux cannot apply backpressure and
+/// buffers a fast download in memory without bound. Here each transfer runs on its own thread
+/// and the body is handed to the consumer in ~1 MiB chunks through a queue of at most
+/// `maxQueuedBytes`; when the consumer falls behind, the transfer thread simply waits, and the
+/// kernel's TCP window slows the sender. Memory stays flat whatever the artifact's size.
+///
+/// `URLSessionTransport` uses it automatically on Linux for every request.
+public struct CurlTransport: HTTPTransport {
+    /// Bytes queued for the consumer before the transfer waits.
+    public let maxQueuedBytes: Int
+    /// Seconds allowed to establish a connection.
+    public var connectTimeout: Int = 30
+
+    /// Whether libcurl could be loaded on this machine.
+    public static var isAvailable: Bool { mk_curl_load(nil, 0) == 0 }
+
+    /// Creates a transport.
+    /// - Throws: `APIError.transport` when libcurl cannot be loaded.
+    public init(maxQueuedBytes: Int = 4 << 20) throws {
+        var buffer = [CChar](repeating: 0, count: 256)
+        guard mk_curl_load(&buffer, buffer.count) == 0 else {
+            throw APIError.transport(cString(buffer))
+        }
+        self.maxQueuedBytes = max(maxQueuedBytes, 1 << 20)
+    }
+
+    /// Streams the answer to `request` into `consumer` (see `HTTPTransport`).
+    public func stream(_ request: HTTPRequest, to consumer: any HTTPBodyConsumer) async throws {
+        let transfer = CurlTransfer(request: request, maxQueuedBytes: maxQueuedBytes, connectTimeout: connectTimeout)
+        transfer.start()
+        try await withTaskCancellationHandler {
+            do {
+                try await transfer.deliver(to: consumer)
+            } catch {
+                transfer.cancel()
+                await transfer.waitUntilFinished()
+                throw error
+            }
+        } onCancel: {
+            transfer.cancel()
+        }
+    }
+}
+
+/// One transfer: the curl thread produces events, the async side consumes them.
+final class CurlTransfer: @unchecked Sendable {
+    enum Event {
+        case head(HTTPResponseHead)
+        case chunk(Data)
+        case finished(code: Int32, message: String)
+    }
+
+    static let chunkSize = 1 << 20
+
+    private let request: HTTPRequest
+    private let maxQueuedBytes: Int
+    private let connectTimeout: Int
+    private let host: String
+
+    // Shared state, guarded by `condition`.
+    private let condition = NSCondition()
+    private var events: [Event] = []
+    private var queuedBytes = 0
+    private var cancelled = false
+    private var finished = false
+    private var waiter: CheckedContinuation<Void, Never>?
+    private var finishWaiters: [CheckedContinuation<Void, Never>] = []
+
+    // Owned by the curl thread.
+    private var pending = Data()
+    private var statusLine: Int?
+    private var headerFields = HTTPHeaders()
+    private var headSent = false
+
+    init(request: HTTPRequest, maxQueuedBytes: Int, connectTimeout: Int) {
+        self.request = request
+        self.maxQueuedBytes = maxQueuedBytes
+        self.connectTimeout = connectTimeout
+        self.host = request.url.host ?? "?"
+    }
+
+    func start() {
+        let thread = Thread { [self] in run() }
+        thread.name = "manashiki.curl"
+        thread.start()
+    }
+
+    func cancel() {
+        condition.lock()
+        cancelled = true
+        condition.broadcast()
+        condition.unlock()
+    }
+
+    private var isCancelled: Bool {
+        condition.lock()
+        defer { condition.unlock() }
+        return cancelled
+    }
+
+    // MARK: Curl thread
+
+    private func run() {
+        let urlString = request.url.absoluteString
+        let method = request.method
+        let lines = request.headers.map { "\($0.name): \($0.value)" }
+        let body = request.body
+        var errorBuffer = [CChar](repeating: 0, count: 512)
+        let code: Int32 = withCStrings(lines) { headerPointers in
+            urlString.withCString { url in
+                method.withCString { methodPointer in
+                    withOptionalBytes(body) { bodyPointer, bodyLength in
+                        var r = mk_curl_request(
+                            url: url, method: methodPointer, headers: headerPointers, header_count: lines.count,
+                            body: bodyPointer, body_length: bodyLength, has_body: body == nil ? 0 : 1,
+                            connect_timeout_seconds: connectTimeout, idle_timeout_seconds: Int(request.idleTimeout.rounded(.up)))
+                        let context = Unmanaged.passUnretained(self).toOpaque()
+                        return mk_curl_perform(&r, { ctx, line, length in
+                            Unmanaged<CurlTransfer>.fromOpaque(ctx!).takeUnretainedValue().onHeader(line!, length)
+                        }, { ctx, data, length in
+                            Unmanaged<CurlTransfer>.fromOpaque(ctx!).takeUnretainedValue().onData(data!, length)
+                        }, { ctx in
+                            Unmanaged<CurlTransfer>.fromOpaque(ctx!).takeUnretainedValue().isCancelled ? 1 : 0
+                        }, context, &errorBuffer)
+                    }
+                }
+            }
+        }
+        if code == 0 {
+            flushHeadIfNeeded()
+            if !pending.isEmpty { enqueue(.chunk(pending), bytes: pending.count) }
+            pending = Data()
+        }
+        let message = cString(errorBuffer)
+        condition.lock()
+        events.append(.finished(code: code, message: message))
+        finished = true
+        let w = waiter
+        waiter = nil
+        let fw = finishWaiters
+        finishWaiters = []
+        condition.broadcast()
+        condition.unlock()
+        w?.resume()
+        fw.forEach { $0.resume() }
+    }
+
+    private func onHeader(_ line: UnsafePointer<CChar>, _ length: Int) -> Int32 {
+        let raw = UnsafeRawBufferPointer(start: line, count: length)
+        var text = String(decoding: raw, as: UTF8.self)
+        while text.hasSuffix("\n") || text.hasSuffix("\r") { text.removeLast() }
+        if text.hasPrefix("HTTP/") {
+            // A new response (after 100 Continue, for example) starts over.
+            let parts = text.split(separator: " ", maxSplits: 2)
+            statusLine = parts.count >= 2 ? Int(parts[1]) : nil
+            headerFields = HTTPHeaders()
+        } else if text.isEmpty {
+            if let status = statusLine, status >= 200 { flushHeadIfNeeded() }
+        } else if let colon = text.firstIndex(of: ":") {
+            let name = String(text[..<colon]).trimmingCharacters(in: .whitespaces)
+            let value = String(text[text.index(after: colon)...]).trimmingCharacters(in: .whitespaces)
+            headerFields.add(name: name, value: value)
+        }
+        return isCancelled ? 1 : 0
+    }
+
+    private func flushHeadIfNeeded() {
+        guard !headSent, let status = statusLine else { return }
+        headSent = true
+        enqueue(.head(HTTPResponseHead(status: status, headers: headerFields)), bytes: 0)
+    }
+
+    private func onData(_ data: UnsafePointer<CChar>, _ length: Int) -> Int {
+        flushHeadIfNeeded()
+        if pending.isEmpty { pending.reserveCapacity(Self.chunkSize + length) }
+        pending.append(UnsafeRawPointer(data).assumingMemoryBound(to: UInt8.self), count: length)
+        if pending.count >= Self.chunkSize {
+            let chunk = pending
+            pending = Data()
+            if !enqueue(.chunk(chunk), bytes: chunk.count) { return 0 }
+        }
+        return isCancelled ? 0 : length
+    }
+
+    /// Queues an event, waiting while the consumer is `maxQueuedBytes` behind. False if cancelled.
+    @discardableResult
+    private func enqueue(_ event: Event, bytes: Int) -> Bool {
+        condition.lock()
+        while queuedBytes > 0 && queuedBytes + bytes > maxQueuedBytes && !cancelled {
+            condition.wait()
+        }
+        if cancelled {
+            condition.unlock()
+            return false
+        }
+        events.append(event)
+        queuedBytes += bytes
+        let w = waiter
+        waiter = nil
+        condition.unlock()
+        w?.resume()
+        return true
+    }
+
+    // MARK: Async side
+
+    private func next() async -> Event {
+        while true {
+            let event: Event? = {
+                condition.lock()
+                defer { condition.unlock() }
+                guard !events.isEmpty else { return nil }
+                let e = events.removeFirst()
+                if case .chunk(let d) = e {
+                    queuedBytes -= d.count
+                    condition.broadcast()
+                }
+                return e
+            }()
+            if let event { return event }
+            await withCheckedContinuation { (c: CheckedContinuation<Void, Never>) in
+                condition.lock()
+                if events.isEmpty {
+                    waiter = c
+                    condition.unlock()
+                } else {
+                    condition.unlock()
+                    c.resume()
+                }
+            }
+        }
+    }
+
+    func deliver(to consumer: any HTTPBodyConsumer) async throws {
+        var sawHead = false
+        while true {
+            switch await next() {
+            case .head(let head):
+                sawHead = true
+                try await consumer.receive(head: head)
+            case .chunk(let data):
+                try await consumer.receive(chunk: data)
+            case .finished(let code, let message):
+                if Task.isCancelled || isCancelled { throw CancellationError() }
+                if code != 0 { throw CurlErrorText.apiError(code: code, message: message, host: host) }
+                if !sawHead { throw APIError.transport("\(host) closed the connection without answering") }
+                return
+            }
+        }
+    }
+
+    func waitUntilFinished() async {
+        await withCheckedContinuation { (c: CheckedContinuation<Void, Never>) in
+            condition.lock()
+            if finished {
+                condition.unlock()
+                c.resume()
+            } else {
+                finishWaiters.append(c)
+                condition.unlock()
+            }
+        }
+    }
+}
+
+/// libcurl error codes as text that names the host, never the URL.
+enum CurlErrorText {
+    static func apiError(code: Int32, message: String, host: String) -> APIError {
+        switch code {
+        case 6: return .transport("could not resolve \(host)")
+        case 7: return .transport("could not connect to \(host) (connection refused or unreachable)")
+        case 28: return .transport("\(host) stopped sending data (timed out)")
+        case 18: return .transport("the transfer from \(host) ended early")
+        case 52: return .transport("\(host) closed the connection without answering")
+        case 55, 56: return .transport("the connection to \(host) was lost (reset)")
+        case 35, 51, 53, 54, 58, 59, 60, 64, 66, 77, 80, 82, 83, 90, 91:
+            return .transport("the TLS connection to \(host) failed (certificate or protocol problem)")
+        case 1: return .transport("the URL's protocol is not supported")
+        case 8: return .transport("\(host) sent a malformed HTTP answer")
+        default: return .transport("the request to \(host) failed (libcurl error \(code))")
+        }
+    }
+}
+
+/// The NUL-terminated text in `buffer`.
+private func cString(_ buffer: [CChar]) -> String {
+    String(decoding: buffer.prefix { $0 != 0 }.map { UInt8(bitPattern: $0) }, as: UTF8.self)
+}
+
+/// Calls `body` with a C array of C strings.
+private func withCStrings<R>(_ strings: [String], _ body: (UnsafePointer<UnsafePointer<CChar>?>?) -> R) -> R {
+    let duplicated = strings.map { strdup($0) }
+    defer { duplicated.forEach { free($0) } }
+    let pointers = duplicated.map { UnsafePointer($0) }
+    return pointers.withUnsafeBufferPointer { body($0.baseAddress) }
+}
+
+/// Calls `body` with the bytes of `data`, or nil.
+private func withOptionalBytes<R>(_ data: Data?, _ body: (UnsafeRawPointer?, Int) -> R) -> R {
+    guard let data else { return body(nil, 0) }
+    return data.withUnsafeBytes { body($0.baseAddress, $0.count) }
+}
+#endif
