@@ -134,11 +134,11 @@ final class CurlTransfer: @unchecked Sendable {
                 }
             }
         }
-        if code == 0 {
-            flushHeadIfNeeded()
-            if !pending.isEmpty { enqueue(.chunk(pending), bytes: pending.count) }
-            pending = Data()
-        }
+        // Bytes received before a failure are still a valid prefix: deliver them, so a resume
+        // can continue after them with Range.
+        if code == 0 { flushHeadIfNeeded() }
+        if headSent && !pending.isEmpty { enqueue(.chunk(pending), bytes: pending.count) }
+        pending = Data()
         let message = cString(errorBuffer)
         condition.lock()
         events.append(.finished(code: code, message: message))
@@ -155,8 +155,10 @@ final class CurlTransfer: @unchecked Sendable {
 
     private func onHeader(_ line: UnsafePointer<CChar>, _ length: Int) -> Int32 {
         let raw = UnsafeRawBufferPointer(start: line, count: length)
-        var text = String(decoding: raw, as: UTF8.self)
-        while text.hasSuffix("\n") || text.hasSuffix("\r") { text.removeLast() }
+        // Strip CR/LF on bytes: Swift treats "\r\n" as one Character, so hasSuffix("\n") fails.
+        var end = raw.count
+        while end > 0 && (raw[end - 1] == 0x0A || raw[end - 1] == 0x0D) { end -= 1 }
+        let text = String(decoding: UnsafeRawBufferPointer(rebasing: raw[0..<end]), as: UTF8.self)
         if text.hasPrefix("HTTP/") {
             // A new response (after 100 Continue, for example) starts over.
             let parts = text.split(separator: " ", maxSplits: 2)

@@ -19,14 +19,16 @@ public enum ModelSync {
     ///   - storeDirectory: where models live; nil uses the manifest's `store.directory`, else the
     ///     SDK's default (Application Support/ManashikiModels). A manifest inside an app bundle
     ///     should not name a relative directory (the bundle is read-only).
+    ///   - transport: how requests are sent (inject a mock in tests).
     ///   - onEvent: progress for UI.
     /// - Throws: `ManifestError` for an invalid manifest; `SyncFailure`/`APIError` for a bad key.
     ///   Sync failures are in the report, not thrown.
     public static func restore(manifestURL: URL, apiKey: String? = nil, storeDirectory: URL? = nil,
+                               transport: any HTTPTransport = URLSessionTransport(),
                                options: Reconciler.Options = Reconciler.Options(),
                                onEvent: (@Sendable (SyncEvent) -> Void)? = nil) async throws -> SyncReport {
         var manifest = try Manifest.load(contentsOf: manifestURL)
         if let storeDirectory { manifest.store.directory = storeDirectory.standardizedFileURL.path }
-        return try await Reconciler(manifest: manifest, apiKey: apiKey, options: options).run(onEvent: onEvent)
+        return try await Reconciler(manifest: manifest, apiKey: apiKey, transport: transport, options: options).run(onEvent: onEvent)
     }
 }

@@ -82,7 +82,8 @@ public struct Reconciler: Sendable {
         self.init(manifest: manifest, registry: client, options: options)
     }
 
-    /// Runs the sync and returns its report; `onEvent` sees every event as it happens.
+    /// Runs the sync and returns its report; `onEvent` sees every event as it happens (it may
+    /// be called from several tasks at once, so keep it quick and thread-safe).
     public func run(onEvent: (@Sendable (SyncEvent) -> Void)? = nil) async -> SyncReport {
         let emit = onEvent ?? { _ in }
         let report = await SyncRun(reconciler: self, emit: emit).perform()

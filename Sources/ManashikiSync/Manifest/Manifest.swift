@@ -81,7 +81,7 @@ public struct Manifest: Sendable, Hashable, Decodable {
     static func resolve(_ path: String, against base: URL?) -> URL {
         if path.hasPrefix("/") { return URL(fileURLWithPath: path).standardizedFileURL }
         if path == "~" || path.hasPrefix("~/") {
-            let home = FileManager.default.homeDirectoryForCurrentUser
+            let home = URL(fileURLWithPath: NSHomeDirectory(), isDirectory: true)
             return home.appendingPathComponent(String(path.dropFirst(2))).standardizedFileURL
         }
         let root = base ?? URL(fileURLWithPath: FileManager.default.currentDirectoryPath, isDirectory: true)

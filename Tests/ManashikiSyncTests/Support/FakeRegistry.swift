@@ -16,6 +16,9 @@ final class FakeRegistry: RegistryClient, Sendable {
         var listFailures: [APIError] = []
         var downloadFailures: [String: [APIError]] = [:]
         var sessionTokens: [String: String] = [:]
+        var inFlight: [String] = []
+        var maxInFlight = 0
+        var overlapping: [String] = []
     }
 
     let storageDirectory: URL
@@ -52,6 +55,10 @@ final class FakeRegistry: RegistryClient, Sendable {
     /// The session token each private download carried.
     var sessionTokens: [String: String] { state.current.sessionTokens }
     func entry(_ id: String) -> ModelEntry? { state.current.models[id]?.record.entry }
+    /// The most downloads that were in progress at once.
+    var maxInFlight: Int { state.current.maxInFlight }
+    /// Models that had two downloads in progress at once (must stay empty).
+    var overlapping: [String] { state.current.overlapping }
 
     func listModels() async throws -> [ModelEntry] {
         try state.withLock { s in
@@ -91,6 +98,14 @@ final class FakeRegistry: RegistryClient, Sendable {
             }
             return m
         }
+        state.withLock { s in
+            if s.inFlight.contains(modelId) { s.overlapping.append(modelId) }
+            s.inFlight.append(modelId)
+            s.maxInFlight = max(s.maxInFlight, s.inFlight.count)
+        }
+        defer { state.withLock { s in s.inFlight.remove(at: s.inFlight.firstIndex(of: modelId)!) } }
+        // Let other downloads start, as a real transfer would.
+        for _ in 0..<20 { await Task.yield() }
         if let sha = expecting.sha256, sha != model.record.sha256 {
             throw APIError.invalidResponse("the registry serves a different artifact than expected")
         }

@@ -1,0 +1,359 @@
+import Testing
+import Foundation
+import Manashiki
+@testable import ManashikiSync
+
+/// Builds planner inputs in memory: no disk, no network.
+struct PlanWorld {
+    var models: [ModelSpec] = []
+    var prune = PrunePolicy()
+    var policies = SyncPolicies()
+    var device = DeviceProfile(platform: .ios, osVersion: "17.2", memoryMB: 6144)
+    var catalog: [String: ModelRecord] = [:]
+    var state = StoreState()
+    var files: [String: StoreSnapshot.File] = [:]
+    var sessions: [String: SessionAvailability] = [:]
+    var recordFailures: [String: String] = [:]
+    var freeBytes: Int64? = 1 << 40
+    var forcePrune = false
+    var withholdRecords: Set<String> = []
+
+    static func sha(_ s: String) -> String { SHA256Hasher.hash(Data(s.utf8)).hex }
+
+    mutating func publish(_ id: String, _ version: String, size: Int64 = 100, status: LifecycleStatus = .production,
+                          visibility: ModelVisibility = .public, platforms: [Platform] = Platform.known,
+                          minOs: String? = nil, minRamMb: Int? = nil, minDiskMb: Int? = nil) {
+        catalog[id] = ModelRecord(modelId: id, version: version, size: size, sha256: Self.sha("\(id)@\(version)"),
+                                  compatibility: ModelCompatibility(platforms: platforms, minOs: minOs, minRamMb: minRamMb, minDiskMb: minDiskMb),
+                                  lifecycle: ModelLifecycle(status: status), visibility: visibility)
+    }
+
+    /// An installed, recorded file whose identity matches the state (trusted by stat).
+    mutating func install(_ id: String, _ version: String, size: Int64 = 100) {
+        let identity = FileIdentity(size: size, mtimeNanoseconds: 1, inode: UInt64(abs(id.hashValue % 10_000)))
+        state.models[id] = .init(version: version, sha256: Self.sha("\(id)@\(version)"), size: size, identity: identity)
+        files[id] = StoreSnapshot.File(identity: identity)
+    }
+
+    /// A file that changed behind our back, re-hashed to the digest of `content`.
+    mutating func tamper(_ id: String, hashedAs content: String?) {
+        files[id] = StoreSnapshot.File(identity: FileIdentity(size: 100, mtimeNanoseconds: 999, inode: 1), hashedSHA256: content.map(Self.sha))
+    }
+
+    var input: PlanInput {
+        let manifest = Manifest(store: StoreSettings(directory: "/tmp/x", prune: prune), policies: policies, models: models)
+        var records: [String: ModelRecord] = [:]
+        for (id, r) in catalog where !withholdRecords.contains(id) { records[id] = r }
+        return PlanInput(manifest: manifest, device: device, snapshot: StoreSnapshot(state: state, files: files),
+                         catalog: catalog.values.map(\.entry).sorted { $0.modelId < $1.modelId },
+                         records: records, recordFailures: recordFailures, sessions: sessions, freeBytes: freeBytes, forcePrune: forcePrune)
+    }
+
+    var plan: Plan { Planner.plan(input) }
+
+    func target(_ id: String, needsSession: Bool = false) -> ArtifactTarget {
+        let r = catalog[id]!
+        return ArtifactTarget(version: r.version, sha256: r.sha256, size: r.size, needsSession: needsSession)
+    }
+}
+
+@Suite("Planner")
+struct PlannerTests {
+    @Test("a first sync downloads every wanted model and totals the bytes")
+    func firstSync() {
+        var w = PlanWorld()
+        w.models = [ModelSpec(id: "a"), ModelSpec(id: "b", version: .caret(ModelVersion("1.0")!))]
+        w.publish("a", "1.0.0", size: 10)
+        w.publish("b", "1.3.0", size: 32)
+        let plan = w.plan
+        #expect(plan.items.map(\.action) == [.download(w.target("a")), .download(w.target("b"))])
+        #expect(plan.bytesToFetch == 42)
+        #expect(plan.refusal == nil)
+        #expect(plan["a"]?.reason == "install 1.0.0")
+        #expect(Planner.recordsNeeded(w.input).map(\.modelId) == ["a", "b"])
+    }
+
+    @Test("a no-op sync keeps everything and needs no record")
+    func noOp() {
+        var w = PlanWorld()
+        w.models = [ModelSpec(id: "a")]
+        w.publish("a", "1.0.0")
+        w.install("a", "1.0.0")
+        w.withholdRecords = ["a"]
+        #expect(Planner.recordsNeeded(w.input).isEmpty)
+        let plan = w.plan
+        #expect(plan.items == [PlanItem(modelId: "a", action: .keep(version: "1.0.0"), reason: "1.0.0 is current")])
+        #expect(!plan.changesStore)
+        #expect(plan.bytesToFetch == 0)
+    }
+
+    @Test("a new acceptable version replaces the installed one")
+    func newVersion() {
+        var w = PlanWorld()
+        w.models = [ModelSpec(id: "a", version: .caret(ModelVersion("1.0")!))]
+        w.install("a", "1.0.0")
+        w.publish("a", "1.1.0")
+        #expect(w.plan["a"]?.action == .replace(from: "1.0.0", to: w.target("a"), because: .upgrade))
+        #expect(w.plan["a"]?.reason == "1.0.0 → 1.1.0: the registry serves a newer version satisfying ^1.0")
+        #expect(Planner.recordsNeeded(w.input).map(\.version) == ["1.1.0"])
+    }
+
+    @Test("a cached record is not asked for again")
+    func cachedRecord() {
+        var w = PlanWorld()
+        w.models = [ModelSpec(id: "a")]
+        w.publish("a", "2.0.0")
+        w.state.cache(w.catalog["a"]!)
+        #expect(Planner.recordsNeeded(w.input).isEmpty)
+    }
+
+    @Test("a model removed from the manifest is pruned; untracked files only in mode all; never in mode off")
+    func prune() {
+        var w = PlanWorld()
+        w.models = [ModelSpec(id: "a")]
+        w.publish("a", "1.0.0")
+        w.install("a", "1.0.0")
+        w.install("old", "0.9.0")
+        w.files["handmade"] = StoreSnapshot.File(identity: FileIdentity(size: 1, mtimeNanoseconds: 1, inode: 1))
+        #expect(w.plan.items.filter { $0.action.name == "prune" }.map(\.modelId) == ["old"])
+        #expect(w.plan["old"]?.action == .prune(version: "0.9.0"))
+        w.prune.mode = .all
+        #expect(w.plan.items.filter { $0.action.name == "prune" }.map(\.modelId) == ["handmade", "old"])
+        w.prune.mode = .off
+        #expect(w.plan.items.filter { $0.action.name == "prune" }.isEmpty)
+    }
+
+    @Test("more prunes than maxDeletes block every prune unless forced")
+    func pruneLimit() {
+        var w = PlanWorld()
+        w.models = [ModelSpec(id: "a")]
+        w.publish("a", "1.0.0")
+        w.install("a", "1.0.0")
+        for id in ["x", "y", "z"] { w.install(id, "1.0.0") }
+        w.prune.maxDeletes = 2
+        #expect(w.plan["x"]?.action == .blocked(.pruneLimit(count: 3, max: 2)))
+        w.forcePrune = true
+        #expect(w.plan["x"]?.action == .prune(version: "1.0.0"))
+    }
+
+    @Test("an empty manifest never prunes unless allowed or forced")
+    func emptyManifest() {
+        var w = PlanWorld()
+        w.install("x", "1.0.0")
+        #expect(w.plan["x"]?.action == .blocked(.emptyManifest))
+        w.prune.allowEmptyManifest = true
+        #expect(w.plan["x"]?.action == .prune(version: "1.0.0"))
+    }
+
+    @Test("a file changed on disk whose digest no longer matches is replaced")
+    func corrupted() {
+        var w = PlanWorld()
+        w.models = [ModelSpec(id: "a")]
+        w.publish("a", "1.0.0")
+        w.install("a", "1.0.0")
+        w.tamper("a", hashedAs: "garbage")
+        #expect(w.plan["a"]?.action == .replace(from: "1.0.0", to: w.target("a"), because: .corrupt("its SHA-256 no longer matches the installed 1.0.0")))
+    }
+
+    @Test("a file of the wrong size is replaced without hashing")
+    func truncated() {
+        var w = PlanWorld()
+        w.models = [ModelSpec(id: "a")]
+        w.publish("a", "1.0.0")
+        w.install("a", "1.0.0")
+        w.tamper("a", hashedAs: nil)
+        guard case .replace(_, _, .corrupt(let why))? = w.plan["a"]?.action else { Issue.record("expected a replace"); return }
+        #expect(why.contains("size"))
+    }
+
+    @Test("a file touched but intact is re-recorded (verify), not downloaded")
+    func touchedIntact() {
+        var w = PlanWorld()
+        w.models = [ModelSpec(id: "a")]
+        w.publish("a", "1.0.0")
+        w.install("a", "1.0.0")
+        w.tamper("a", hashedAs: "a@1.0.0")
+        #expect(w.plan["a"]?.action == .verify(version: "1.0.0", sha256: PlanWorld.sha("a@1.0.0"), size: 100))
+    }
+
+    @Test("without a state file, a file matching the catalog is adopted and others are replaced")
+    func adoption() {
+        var w = PlanWorld()
+        w.models = [ModelSpec(id: "a"), ModelSpec(id: "b")]
+        w.publish("a", "1.0.0")
+        w.publish("b", "1.0.0")
+        w.tamper("a", hashedAs: "a@1.0.0")
+        w.tamper("b", hashedAs: "half of b")
+        #expect(w.plan["a"]?.action == .verify(version: "1.0.0", sha256: PlanWorld.sha("a@1.0.0"), size: 100))
+        #expect(w.plan["b"]?.action == .replace(from: nil, to: w.target("b"), because: .corrupt("the file on disk matches no known artifact of this model")))
+    }
+
+    @Test("a recorded file that is missing is downloaded again")
+    func missingFile() {
+        var w = PlanWorld()
+        w.models = [ModelSpec(id: "a")]
+        w.publish("a", "1.0.0")
+        w.install("a", "1.0.0")
+        w.files["a"] = nil
+        #expect(w.plan["a"]?.action == .download(w.target("a")))
+        #expect(w.plan["a"]?.reason == "install 1.0.0 (the recorded file is missing)")
+    }
+
+    @Test("entries for other platforms are filtered out")
+    func platformFilter() {
+        var w = PlanWorld()
+        w.models = [ModelSpec(id: "a", platforms: [.macos, .linux])]
+        w.publish("a", "1.0.0")
+        #expect(w.plan["a"]?.action == .skip(.filteredOut))
+        #expect(w.plan["a"]?.reason == "the entry applies to macos, linux; this device is ios")
+        #expect(Planner.recordsNeeded(w.input).isEmpty)
+    }
+
+    @Test("lifecycle: staging is skipped, deprecated is installed with a warning, sunset is skipped")
+    func lifecycle() {
+        var w = PlanWorld()
+        w.models = [ModelSpec(id: "s"), ModelSpec(id: "d"), ModelSpec(id: "x")]
+        w.publish("s", "1.0.0", status: .staging)
+        w.publish("d", "1.0.0", status: .deprecated)
+        w.publish("x", "1.0.0", status: .sunset)
+        let plan = w.plan
+        #expect(plan["s"]?.action == .skip(.lifecycle(.staging)))
+        #expect(plan["s"]?.reason == "1.0.0 is staging; the policies accept production, deprecated")
+        #expect(plan["d"]?.action == .download(w.target("d")))
+        #expect(plan["d"]?.warnings == ["1.0.0 is deprecated; plan a move to its successor"])
+        #expect(plan["x"]?.action == .skip(.sunset))
+        w.policies.allowedStatuses = [.production, .staging]
+        #expect(w.plan["s"]?.action == .download(w.target("s")))
+    }
+
+    @Test("compatibility: platforms, min_os, RAM and disk are checked against the device profile")
+    func compatibility() {
+        var w = PlanWorld()
+        w.models = ["p", "o", "r", "k", "ok"].map { ModelSpec(id: $0) }
+        w.publish("p", "1.0.0", platforms: [.android])
+        w.publish("o", "1.0.0", minOs: "18.0")
+        w.publish("r", "1.0.0", minRamMb: 8192)
+        w.publish("k", "1.0.0", minDiskMb: 2048)
+        w.publish("ok", "1.0.0", platforms: [.ios], minOs: "17.0", minRamMb: 4096, minDiskMb: 1)
+        w.freeBytes = 1 << 30
+        let plan = w.plan
+        #expect(plan["p"]?.action == .skip(.incompatible(["supports android, not ios"])))
+        #expect(plan["o"]?.action == .skip(.incompatible(["needs OS 18.0 or later, the device has 17.2"])))
+        #expect(plan["r"]?.action == .skip(.incompatible(["needs 8192 MiB of memory, the device has 6144 MiB"])))
+        #expect(plan["k"]?.action == .skip(.incompatible(["needs 2048 MiB of disk, 1024 MiB are available"])))
+        #expect(plan["ok"]?.action == .download(w.target("ok")))
+        w.policies.checkCompatibility = false
+        #expect(w.plan["p"]?.action == .download(w.target("p")))
+    }
+
+    @Test("an upgrade that is incompatible keeps the installed version with a warning")
+    func upgradeIncompatible() {
+        var w = PlanWorld()
+        w.models = [ModelSpec(id: "a")]
+        w.install("a", "1.0.0")
+        w.publish("a", "2.0.0", minOs: "19.0")
+        #expect(w.plan["a"]?.action == .keep(version: "1.0.0"))
+        #expect(w.plan["a"]?.warnings == ["2.0.0 is available but not installed: incompatible with this device: needs OS 19.0 or later, the device has 17.2"])
+    }
+
+    @Test("an exact pin older than the catalog keeps the installed version; unsatisfiable pins are skipped")
+    func versionPins() {
+        var w = PlanWorld()
+        w.models = [ModelSpec(id: "a", version: .exact(ModelVersion("1.0.0")!)), ModelSpec(id: "b", version: .exact(ModelVersion("1.0.0")!))]
+        w.install("a", "1.0.0")
+        w.publish("a", "1.1.0")
+        w.publish("b", "1.1.0")
+        #expect(w.plan["a"]?.action == .keep(version: "1.0.0"))
+        #expect(w.plan["a"]?.reason == "1.0.0 satisfies 1.0.0; the registry serves 1.1.0, which does not")
+        #expect(w.plan["b"]?.action == .skip(.pinUnsatisfiable))
+        #expect(w.plan["b"]?.reason.hasPrefix("the registry serves 1.1.0") == true)
+    }
+
+    @Test("a sha256 pin installs only that artifact and replaces a different installed one")
+    func shaPins() {
+        var w = PlanWorld()
+        w.publish("a", "1.0.0")
+        w.publish("b", "1.0.0")
+        w.models = [ModelSpec(id: "a", sha256: w.catalog["a"]!.sha256), ModelSpec(id: "b", sha256: PlanWorld.sha("other"))]
+        #expect(w.plan["a"]?.action == .download(w.target("a")))
+        #expect(w.plan["b"]?.action == .skip(.pinUnsatisfiable))
+        // Installed a different artifact of the same version: the pin forces a replacement.
+        w.state.models["a"] = .init(version: "1.0.0", sha256: PlanWorld.sha("old bytes"), size: 100, identity: FileIdentity(size: 100, mtimeNanoseconds: 1, inode: 5))
+        w.files["a"] = StoreSnapshot.File(identity: FileIdentity(size: 100, mtimeNanoseconds: 1, inode: 5))
+        #expect(w.plan["a"]?.action == .replace(from: "1.0.0", to: w.target("a"), because: .requirementChanged))
+    }
+
+    @Test("a catalog rollback is refused unless the manifest pins exactly that version")
+    func rollback() {
+        var w = PlanWorld()
+        w.models = [ModelSpec(id: "a", version: .caret(ModelVersion("1.0")!))]
+        w.install("a", "1.5.0")
+        w.publish("a", "1.2.0")
+        #expect(w.plan["a"]?.action == .keep(version: "1.5.0"))
+        #expect(w.plan["a"]?.warnings.first?.contains("rollback refused") == true)
+        w.models = [ModelSpec(id: "a", version: .caret(ModelVersion("2.0")!))]
+        w.install("a", "2.1.0")
+        w.publish("a", "1.9.0")
+        #expect(w.plan["a"]?.action == .keep(version: "2.1.0"))
+        w.models = [ModelSpec(id: "a", version: .tilde(ModelVersion("1")!))]
+        #expect(w.plan["a"]?.action == .skip(.rollbackRefused(installed: "2.1.0", catalog: "1.9.0")))
+        w.models = [ModelSpec(id: "a", version: .exact(ModelVersion("1.9.0")!))]
+        #expect(w.plan["a"]?.action == .replace(from: "2.1.0", to: w.target("a"), because: .requirementChanged))
+    }
+
+    @Test("a private model downloads with a session and is blocked without one")
+    func privateModels() {
+        var w = PlanWorld()
+        w.publish("p", "1.0.0", visibility: .private)
+        w.publish("q", "1.0.0", visibility: .private)
+        w.publish("r", "1.0.0", visibility: .private)
+        w.models = [ModelSpec(id: "p", session: .environment("S")), ModelSpec(id: "q"), ModelSpec(id: "r", session: .mint(principalId: "x", ttlSec: 60))]
+        w.sessions = ["p": .available, "r": .unavailable("minting a session needs a legacy sk_live_ key")]
+        let plan = w.plan
+        #expect(plan["p"]?.action == .download(w.target("p", needsSession: true)))
+        #expect(plan["q"]?.action == .blocked(.sessionUnavailable("no session source is configured for this private model")))
+        #expect(plan["q"]?.reason.contains(#""session": {"env": …}"#) == true)
+        #expect(plan["r"]?.action == .blocked(.sessionUnavailable("minting a session needs a legacy sk_live_ key")))
+        #expect(plan.blocked.map(\.modelId) == ["q", "r"])
+    }
+
+    @Test("a record that could not be fetched blocks the model with the reason")
+    func recordFailure() {
+        var w = PlanWorld()
+        w.models = [ModelSpec(id: "a")]
+        w.publish("a", "1.0.0")
+        w.withholdRecords = ["a"]
+        w.recordFailures = ["a": "the registry is rate limiting this key"]
+        #expect(w.plan["a"]?.action == .blocked(.recordUnavailable("the registry is rate limiting this key")))
+    }
+
+    @Test("a model missing from the catalog is skipped")
+    func notInCatalog() {
+        var w = PlanWorld()
+        w.models = [ModelSpec(id: "ghost")]
+        #expect(w.plan["ghost"]?.action == .skip(.notInCatalog))
+    }
+
+    @Test("the plan is refused when the volume lacks space for every temporary copy")
+    func diskSpace() {
+        var w = PlanWorld()
+        w.models = [ModelSpec(id: "a"), ModelSpec(id: "b")]
+        w.publish("a", "2.0.0", size: 600)
+        w.install("a", "1.0.0", size: 500)
+        w.publish("b", "1.0.0", size: 300)
+        w.freeBytes = 800 // the replaced file stays until the rename: 600 + 300 are needed
+        #expect(w.plan.refusal == .insufficientDiskSpace(needed: 900, available: 800))
+        w.freeBytes = 900
+        #expect(w.plan.refusal == nil)
+    }
+
+    @Test("the same inputs always give the same plan")
+    func pure() {
+        var w = PlanWorld()
+        w.models = [ModelSpec(id: "a"), ModelSpec(id: "b")]
+        w.publish("a", "1.0.0")
+        w.publish("b", "1.0.0")
+        w.install("c", "1.0.0")
+        #expect(Planner.plan(w.input) == Planner.plan(w.input))
+    }
+}
