@@ -81,10 +81,13 @@ enum POSIXSocket {
         return (fd, loopback)
     }
 
-    /// Per-connection options: no Nagle delay, no SIGPIPE on Apple platforms.
+    /// Per-connection options: no Nagle delay, no SIGPIPE on Apple platforms, and a 5-minute
+    /// receive timeout so abandoned keep-alive connections do not hold threads forever.
     private static func configure(_ fd: Int32) {
         var one: Int32 = 1
         setsockopt(fd, Int32(IPPROTO_TCP), TCP_NODELAY, &one, socklen_t(MemoryLayout<Int32>.size))
+        var idle = timeval(tv_sec: 300, tv_usec: 0)
+        setsockopt(fd, SOL_SOCKET, SO_RCVTIMEO, &idle, socklen_t(MemoryLayout<timeval>.size))
         #if canImport(Darwin)
         setsockopt(fd, SOL_SOCKET, SO_NOSIGPIPE, &one, socklen_t(MemoryLayout<Int32>.size))
         #endif

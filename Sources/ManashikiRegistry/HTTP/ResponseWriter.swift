@@ -49,7 +49,7 @@ enum ResponseWriter {
         }
 
         var head = "HTTP/1.1 \(response.status) \(ServerResponse.reason(response.status))\r\n"
-        head += "Date: \(HTTPDate.format(Date()))\r\nServer: manashiki-registry\r\n"
+        head += "Date: \(HTTPDate.now())\r\nServer: manashiki-registry\r\n"
         for field in response.headers { head += "\(field.name): \(field.value)\r\n" }
         if let declared { head += "Content-Length: \(declared)\r\n" }
         if chunked { head += "Transfer-Encoding: chunked\r\n" }

@@ -13,6 +13,17 @@ enum HTTPDate {
     /// Formats `date`.
     static func format(_ date: Date) -> String { formatter().string(from: date) }
 
+    private static let cache = Protected((second: -1, text: ""))
+
+    /// The current time, formatted at most once per second (for `Date` headers).
+    static func now() -> String {
+        let second = Int(Date().timeIntervalSince1970)
+        if let hit = cache.withLock({ $0.second == second ? $0.text : nil }) { return hit }
+        let text = format(Date(timeIntervalSince1970: TimeInterval(second)))
+        cache.withLock { $0 = (second, text) }
+        return text
+    }
+
     /// Parses an IMF-fixdate.
     static func parse(_ s: String) -> Date? { formatter().date(from: s) }
 

@@ -1,0 +1,103 @@
+import Foundation
+import Testing
+@testable import ManashikiRegistry
+
+@Suite("manashiki-registry command line")
+struct RegistryCommandTests {
+    @Test("serve options parse, with storage port defaulting to port + 1 (or 0)")
+    func parsesServe() throws {
+        let invocation = try RegistryCommand.parse(["serve", "dir", "--port", "9000", "--url-ttl", "60", "--ready-file", "/tmp/r.json"])
+        guard case .serve(let dir, let options) = invocation else {
+            Issue.record("expected serve, got \(invocation)")
+            return
+        }
+        #expect(dir == "dir")
+        #expect(options.urlTTL == 60)
+        #expect(options.readyFile == "/tmp/r.json")
+        let configuration = RegistryCommand.configuration(options)
+        #expect(configuration.apiPort == 9000)
+        #expect(configuration.storagePort == 9001)
+        guard case .serve(_, let zero) = try RegistryCommand.parse(["serve", "d", "--port", "0"]) else { return }
+        #expect(RegistryCommand.configuration(zero).storagePort == 0)
+        #expect(try RegistryCommand.parse(["--help"]) == .help)
+        #expect(try RegistryCommand.parse(["generate", "--size", "8", "--seed", "1", "-o", "x"]) == .generate(size: 8, seed: 1, output: "x"))
+    }
+
+    @Test("bad command lines are usage errors; a non-loopback host needs --allow-remote")
+    func rejects() throws {
+        #expect(throws: RegistryCommand.UsageError.self) { try RegistryCommand.parse([]) }
+        #expect(throws: RegistryCommand.UsageError.self) { try RegistryCommand.parse(["serve"]) }
+        #expect(throws: RegistryCommand.UsageError.self) { try RegistryCommand.parse(["serve", "d", "--port", "x"]) }
+        #expect(throws: RegistryCommand.UsageError.self) { try RegistryCommand.parse(["serve", "d", "--bogus"]) }
+        #expect(throws: RegistryCommand.UsageError.self) { try RegistryCommand.parse(["serve", "d", "--host", "0.0.0.0"]) }
+        guard case .serve(_, let options) = try RegistryCommand.parse(["serve", "d", "--host", "0.0.0.0", "--allow-remote"]) else {
+            Issue.record("expected serve")
+            return
+        }
+        #expect(options.allowRemote)
+    }
+
+    /// The built executable, next to the test bundle.
+    static var executable: URL {
+        var dir = URL(fileURLWithPath: CommandLine.arguments[0]).deletingLastPathComponent()
+        while dir.path != "/" {
+            let candidate = dir.appendingPathComponent("manashiki-registry")
+            if FileManager.default.isExecutableFile(atPath: candidate.path) { return candidate }
+            dir = dir.deletingLastPathComponent()
+        }
+        return URL(fileURLWithPath: "/nonexistent/manashiki-registry")
+    }
+
+    @Test("the executable serves the demo on --port 0, writes --ready-file, and stops on SIGTERM")
+    func executableServes() throws {
+        let binary = Self.executable
+        try #require(FileManager.default.isExecutableFile(atPath: binary.path), "build the manashiki-registry product first")
+        let ready = FileManager.default.temporaryDirectory.appendingPathComponent("ready-\(UUID().uuidString).json")
+        let process = Process()
+        process.executableURL = binary
+        process.arguments = ["serve", Fixture.examplesDirectory.path, "--port", "0", "--ready-file", ready.path]
+        let out = Pipe()
+        process.standardOutput = out
+        process.standardError = FileHandle.nullDevice
+        try process.run()
+        defer { if process.isRunning { process.terminate() } }
+        var info: [String: Any]?
+        for _ in 0..<200 where info == nil { // bounded wait for readiness
+            if let data = FileManager.default.contents(atPath: ready.path) { info = JSON.object(data) } else { usleep(50_000) }
+        }
+        let api = try #require(info?["apiBaseURL"] as? String)
+        let storage = try #require(info?["storageBaseURL"] as? String)
+        #expect(api.hasPrefix("http://127.0.0.1:"))
+        #expect(storage != api)
+        let models = try Curl.run(["-H", "X-API-Key: mk_pub_demo_0123456789abcdefghij", api + "/api/models"])
+        #expect(models.status == 200)
+        process.terminate()
+        process.waitUntilExit()
+        #expect(process.terminationStatus == 0)
+        let output = String(decoding: out.fileHandleForReading.readDataToEndOfFile(), as: UTF8.self)
+        #expect(output.contains("MANASHIKI_REGISTRY_READY {"))
+        #expect(output.contains(api))
+        #expect(!FileManager.default.fileExists(atPath: ready.path))
+    }
+
+    @Test("check reports a bad catalog with file, JSON path and fix, exiting non-zero")
+    func checkBadCatalog() throws {
+        let binary = Self.executable
+        try #require(FileManager.default.isExecutableFile(atPath: binary.path), "build the manashiki-registry product first")
+        let dir = try CatalogFileParserTests.directory(#"{"models": [{"modelId": "a", "version": "1", "artifact": {"generated": {"size": -1, "seed": 1}}}]}"#)
+        defer { try? FileManager.default.removeItem(at: dir) }
+        let process = Process()
+        process.executableURL = binary
+        process.arguments = ["check", dir.path]
+        let err = Pipe()
+        process.standardError = err
+        process.standardOutput = FileHandle.nullDevice
+        try process.run()
+        let message = String(decoding: err.fileHandleForReading.readDataToEndOfFile(), as: UTF8.self)
+        process.waitUntilExit()
+        #expect(process.terminationStatus == 65)
+        #expect(message.contains("catalog.json"))
+        #expect(message.contains("$.models[0].artifact.generated.size"))
+        #expect(message.contains("Fix:"))
+    }
+}

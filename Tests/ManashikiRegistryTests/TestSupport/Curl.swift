@@ -1,0 +1,47 @@
+import Foundation
+
+/// What a `curl` run produced.
+struct CurlResult {
+    /// curl's exit status (0 success, 18 partial file, 28 timeout, 52 empty reply, 56 recv failure…).
+    let exitCode: Int32
+    /// The last response's status (0 if none).
+    let status: Int
+    /// The last response's header lines.
+    let headers: [(name: String, value: String)]
+    /// The body bytes written.
+    let body: Data
+
+    func header(_ name: String) -> String? {
+        headers.last { $0.name.caseInsensitiveCompare(name) == .orderedSame }?.value
+    }
+}
+
+/// Runs `curl` as a process (bounded by --max-time).
+enum Curl {
+    static func run(_ arguments: [String], maxTime: Int = 20) throws -> CurlResult {
+        let dir = FileManager.default.temporaryDirectory.appendingPathComponent("curl-\(UUID().uuidString)")
+        try FileManager.default.createDirectory(at: dir, withIntermediateDirectories: true)
+        defer { try? FileManager.default.removeItem(at: dir) }
+        let bodyFile = dir.appendingPathComponent("body"), headerFile = dir.appendingPathComponent("headers")
+        let process = Process()
+        process.executableURL = URL(fileURLWithPath: "/usr/bin/curl")
+        process.arguments = ["-s", "--max-time", String(maxTime), "-o", bodyFile.path, "-D", headerFile.path,
+                             "-w", "%{http_code}"] + arguments
+        let out = Pipe()
+        process.standardOutput = out
+        process.standardError = FileHandle.nullDevice
+        try process.run()
+        let statusText = String(decoding: out.fileHandleForReading.readDataToEndOfFile(), as: UTF8.self)
+        process.waitUntilExit()
+        let headerText = (try? String(contentsOf: headerFile, encoding: .isoLatin1)) ?? ""
+        // Keep only the last response's headers (after redirects or 100 Continue).
+        let blocks = headerText.components(separatedBy: "\r\n\r\n").filter { !$0.isEmpty }
+        var headers: [(String, String)] = []
+        for line in (blocks.last ?? "").components(separatedBy: "\r\n").dropFirst() {
+            guard let colon = line.firstIndex(of: ":") else { continue }
+            headers.append((String(line[..<colon]), line[line.index(after: colon)...].trimmingCharacters(in: .whitespaces)))
+        }
+        return CurlResult(exitCode: process.terminationStatus, status: Int(statusText) ?? 0, headers: headers,
+                          body: (try? Data(contentsOf: bodyFile)) ?? Data())
+    }
+}
