@@ -42,7 +42,7 @@ let package = Package(
         .testTarget(name: "ManashikiTests", dependencies: ["Manashiki", "ManashikiTestSupport", "ManashikiRegistry"]),
         .testTarget(name: "ManashikiRegistryTests", dependencies: ["ManashikiRegistry", "Manashiki"]),
         .testTarget(name: "ManashikiSyncTests", dependencies: ["ManashikiSync", "Manashiki", "ManashikiTestSupport", "ManashikiRegistry"]),
-        .testTarget(name: "ManashikiSyncCLITests", dependencies: ["ManashikiSyncCLI", "ManashikiRegistry"]),
+        .testTarget(name: "ManashikiSyncCLITests", dependencies: ["ManashikiSyncCLI", "ManashikiSync", "ManashikiRegistry", "manashiki-sync"]),
     ],
     swiftLanguageModes: [.v6]
 )

@@ -1,2 +1,6 @@
+// manashiki-sync: everything lives in the ManashikiSyncCLI library.
+import Foundation
 import ManashikiSyncCLI
-print("manashiki-sync: not built yet")
+
+let code = await CommandLineTool(console: .standard()).run(Array(CommandLine.arguments.dropFirst()))
+exit(code.rawValue)

@@ -1,0 +1,57 @@
+import Foundation
+
+/// A parsed command line: what to run and with which options.
+public enum Command: Sendable, Equatable {
+    /// `plan`: what a sync would do, changing nothing.
+    case plan(GlobalOptions)
+    /// `sync`: reconcile the store with the manifest.
+    case sync(GlobalOptions, SyncOptions)
+    /// `verify`: re-hash installed files offline; optionally repair.
+    case verify(GlobalOptions, VerifyOptions)
+    /// `status`: what is installed and how the last sync went.
+    case status(GlobalOptions)
+    /// `--help` (for a command when `topic` is set).
+    case help(topic: CommandName?)
+    /// `--version`.
+    case version
+
+    /// The command names.
+    public enum CommandName: String, Sendable, Equatable, CaseIterable {
+        /// `plan`.
+        case plan
+        /// `sync`.
+        case sync
+        /// `verify`.
+        case verify
+        /// `status`.
+        case status
+    }
+}
+
+/// The options of `sync`.
+public struct SyncOptions: Sendable, Equatable {
+    /// `--dry-run`: plan and print, apply nothing.
+    public var dryRun = false
+    /// `--concurrency N`: downloads at once (overrides `store.concurrency`).
+    public var concurrency: Int?
+    /// `--max-delete N`: the most prunes one run may do (overrides `store.prune.maxDeletes`).
+    public var maxDeletes: Int?
+    /// `--no-prune`: delete nothing this run.
+    public var noPrune = false
+    /// `--every DURATION`: loop mode, one sync per interval.
+    public var every: Duration?
+    /// `--jitter DURATION`: a random extra wait (0…jitter) before each looped run.
+    public var jitter: Duration = .zero
+
+    /// Defaults: apply, manifest's concurrency and prune policy, run once.
+    public init() {}
+}
+
+/// The options of `verify`.
+public struct VerifyOptions: Sendable, Equatable {
+    /// `--repair`: re-download what is corrupt or missing.
+    public var repair = false
+
+    /// Defaults: report only.
+    public init() {}
+}

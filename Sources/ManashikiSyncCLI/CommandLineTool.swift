@@ -1,0 +1,64 @@
+import Foundation
+
+/// The `manashiki-sync` program: parse, dispatch, map signals to exit codes.
+///
+/// ```swift
+/// // main.swift
+/// exit(await CommandLineTool(console: .standard()).run(Array(CommandLine.arguments.dropFirst())).rawValue)
+/// ```
+public struct CommandLineTool: Sendable {
+    /// Where output goes.
+    public let console: Console
+    /// Whether SIGINT/SIGTERM handlers are installed (off in in-process tests).
+    public let handlesSignals: Bool
+
+    /// Creates the tool.
+    public init(console: Console, handlesSignals: Bool = true) {
+        self.console = console
+        self.handlesSignals = handlesSignals
+    }
+
+    /// Runs the command line `arguments` (without the program name) and returns the exit code.
+    public func run(_ arguments: [String]) async -> ExitCode {
+        let command: Command
+        do { command = try ArgumentParser.parse(arguments) } catch {
+            console.error(error.message)
+            let help = error.command.map { "manashiki-sync \($0.rawValue) --help" } ?? "manashiki-sync --help"
+            console.err.write("Run `\(help)` for usage.\n")
+            return .usage
+        }
+        switch command {
+        case .help(let topic):
+            console.out.write(HelpText.text(for: topic) + "\n")
+            return .success
+        case .version:
+            console.line(HelpText.version)
+            return .success
+        default:
+            break
+        }
+        guard handlesSignals else { return await execute(command) }
+        let task = Task { await execute(command) }
+        let trap = SignalTrap { _ in task.cancel() }
+        let code = await task.value
+        trap.cancel()
+        if code == .interrupted { return trap.exitCode ?? .interrupted }
+        return code
+    }
+
+    /// Runs a parsed command.
+    public func execute(_ command: Command) async -> ExitCode {
+        switch command {
+        case .plan(let global):
+            return await PlanCommand(context: CommandContext(console: console, global: global)).run()
+        case .sync(let global, let options):
+            return await SyncCommand(context: CommandContext(console: console, global: global), options: options).run()
+        case .verify(let global, let options):
+            return await VerifyCommand(context: CommandContext(console: console, global: global), options: options).run()
+        case .status(let global):
+            return await StatusCommand(context: CommandContext(console: console, global: global)).run()
+        case .help, .version:
+            return .success
+        }
+    }
+}

@@ -1,0 +1,80 @@
+import Foundation
+import ManashikiSync
+
+/// What every command needs: the console and the global options, with helpers to report the
+/// errors they share (manifest, key) in the current output mode.
+public struct CommandContext: Sendable {
+    /// Where output goes.
+    public let console: Console
+    /// The global options.
+    public let global: GlobalOptions
+
+    /// Creates a context.
+    public init(console: Console, global: GlobalOptions) {
+        self.console = console
+        self.global = global
+    }
+
+    /// Whether the live display is used.
+    public var live: Bool {
+        guard !global.json else { return false }
+        switch global.progress {
+        case .always: return true
+        case .never: return false
+        case .auto: return console.outIsTerminal
+        }
+    }
+
+    /// The renderers for a plan or sync run in the current mode (always with the stderr
+    /// problem reporter). Without `jsonSummary` the JSON writer leaves the `summary` line to the
+    /// caller (`verify --repair` ends with its own).
+    public func renderer(dryRun: Bool, jsonSummary: Bool = true) -> any RunRenderer {
+        let problems = ProblemReporter(console: console, showWarnings: global.verbosity > .quiet)
+        if global.json {
+            let writer = JSONEventWriter(console: console)
+            return RendererGroup([jsonSummary ? writer : EventsOnlyRenderer(base: writer), problems])
+        }
+        if live { return RendererGroup([ProgressRenderer(console: console, verbosity: global.verbosity, dryRun: dryRun), problems]) }
+        return RendererGroup([PlainRenderer(console: console, verbosity: global.verbosity, dryRun: dryRun), problems])
+    }
+
+    /// Prints a manifest problem (one stderr line each; a JSON summary with `--json`).
+    public func report(_ error: ConfigurationError, command: String) -> ExitCode {
+        error.lines.forEach(console.error)
+        if global.json {
+            JSONEventWriter(console: console).emit("summary", [
+                "command": command, "outcome": "manifest-error", "exitCode": Int(ExitCode.usage.rawValue), "exitName": ExitCode.usage.name,
+                "error": JSONEventWriter.errorFields(message: error.lines.first ?? "invalid manifest", hint: "fix the manifest", kind: "terminal"),
+                "problems": error.problems.map { ["path": $0.path, "message": $0.message, "hint": $0.hint] as [String: Any?] },
+            ])
+        }
+        return .usage
+    }
+
+    /// Prints a key problem (one stderr line; a JSON summary with `--json`).
+    public func report(_ error: KeyError, command: String) -> ExitCode {
+        console.error(error.message)
+        if global.json {
+            JSONEventWriter(console: console).emit("summary", [
+                "command": command, "outcome": "key-error", "exitCode": Int(ExitCode.usage.rawValue), "exitName": ExitCode.usage.name,
+                "error": JSONEventWriter.errorFields(message: error.message, hint: nil, kind: "terminal"),
+            ])
+        }
+        return .usage
+    }
+
+    /// Loads the key, hiding it (and the manifest's session tokens from the environment) from
+    /// every later output; in verbose mode says where it came from.
+    public func loadKey(manifest: Manifest) throws(KeyError) -> LoadedKey {
+        let key = try KeyLoader.load(apiKeyFile: global.apiKeyFile, environment: console.environment, manifest: manifest,
+                                     currentDirectory: console.currentDirectory)
+        for output in [console.out, console.err] {
+            output.hide(key.value)
+            for spec in manifest.models {
+                if case .environment(let name)? = spec.session, let token = console.environment[name] { output.hide(token) }
+            }
+        }
+        if global.verbosity == .verbose && !global.json { console.err.write("manashiki-sync: using a \(key)\n") }
+        return key
+    }
+}

@@ -1,0 +1,63 @@
+import Foundation
+import ManashikiSync
+
+/// One reconciler run with output: builds the `Reconciler`, streams its events to the
+/// renderers, and turns its report into an exit code.
+struct ReconcileRun: Sendable {
+    let context: CommandContext
+    let manifest: Manifest
+    let key: LoadedKey
+    /// `plan`, `sync` or `verify`.
+    let command: String
+    /// Plan only.
+    let dryRun: Bool
+    /// Whether the JSON `summary` line is written (false when the caller writes its own).
+    var jsonSummary = true
+
+    /// Runs and returns the exit code and the report (nil when the reconciler could not be built).
+    func perform() async -> (ExitCode, SyncReport?) {
+        var options = Reconciler.Options(lockTimeout: context.global.lockTimeout, dryRun: dryRun)
+        options.environment = SyncEnvironment(variables: context.console.environment)
+        let reconciler: Reconciler
+        do {
+            reconciler = try Reconciler(manifest: manifest, apiKey: key.value, options: options)
+        } catch {
+            context.console.error("cannot use the registry settings: \(SyncFailure(error).description)")
+            return (.usage, nil)
+        }
+        let renderer = context.renderer(dryRun: dryRun, jsonSummary: jsonSummary)
+        if context.global.json && jsonSummary {
+            JSONEventWriter(console: context.console).emit("run.started", [
+                "command": command, "manifest": ManifestLoader.url(context.global, currentDirectory: context.console.currentDirectory).path,
+                "store": manifest.storeDirectory.path, "registry": manifest.registry.baseURL.absoluteString, "dryRun": dryRun,
+            ])
+        }
+        let start = context.console.now()
+        let report = await reconciler.run(onEvent: { renderer.handle($0) })
+        let (code, outcome) = dryRun ? Self.planExit(report, detailed: command == "plan") : Self.syncExit(report)
+        renderer.finish(RunSummary(command: command, report: report, exitCode: code, outcome: outcome,
+                                   durationSeconds: context.console.now() - start, dryRun: dryRun))
+        return (code, report)
+    }
+
+    /// The exit code and outcome word of an applied run.
+    static func syncExit(_ report: SyncReport) -> (ExitCode, String) {
+        let word = ResultView.outcome(report.outcome)
+        switch report.outcome {
+        case .inSync, .changed, .planned: return (.success, word)
+        case .partialFailure: return (.partialFailure, word)
+        case .failed, .refused: return (.failure, word)
+        case .locked: return (.locked, word)
+        case .cancelled: return (.interrupted, word)
+        }
+    }
+
+    /// The exit code and outcome word of a plan: `in-sync` 0, `changes-pending` 10 (0 unless
+    /// `detailed`), `cannot-apply` 1 (blocked items or a refused plan).
+    static func planExit(_ report: SyncReport, detailed: Bool) -> (ExitCode, String) {
+        guard report.outcome == .planned, let plan = report.plan else { return syncExit(report) }
+        if plan.refusal != nil || !plan.blocked.isEmpty { return (.failure, "cannot-apply") }
+        if plan.changesStore { return (detailed ? .changesPending : .success, "changes-pending") }
+        return (.success, "in-sync")
+    }
+}

@@ -1,0 +1,183 @@
+import Foundation
+import Manashiki
+import ManashikiSync
+
+/// `manashiki-sync verify [--repair]`: re-hash every installed file against the state (and the
+/// manifest), offline; report corrupt, missing, unreadable and unknown files; optionally
+/// re-download what is broken.
+public struct VerifyCommand: Sendable {
+    /// One file's finding, as printed and in JSON.
+    struct Finding: Sendable {
+        var modelId: String
+        /// `ok`, `corrupt`, `missing`, `unreadable`, `unknown`, `not-installed`.
+        var verdict: String
+        var version: String?
+        var sha256: String?
+        var expectedSha256: String?
+        var detail: String
+        /// Whether it counts as damage (exit 4).
+        var damaged: Bool { ["corrupt", "missing", "unreadable"].contains(verdict) }
+    }
+
+    /// The context.
+    public let context: CommandContext
+    /// The verify options.
+    public let options: VerifyOptions
+
+    /// Creates the command.
+    public init(context: CommandContext, options: VerifyOptions) {
+        self.context = context
+        self.options = options
+    }
+
+    /// Runs it.
+    public func run() async -> ExitCode {
+        let store: URL, manifest: Manifest?
+        do { (store, manifest) = try ManifestLoader.store(context.global, currentDirectory: context.console.currentDirectory) } catch {
+            return context.report(error, command: "verify")
+        }
+        if options.repair && manifest == nil {
+            context.console.error("--repair needs the manifest (it says which registry to download from): pass --manifest PATH")
+            return .usage
+        }
+        let layout = StoreLayout(directory: store)
+        guard FileManager.default.fileExists(atPath: layout.directory.path) else {
+            context.console.error("the store \(layout.directory.path) does not exist — run `manashiki-sync sync` first, or pass --store DIR")
+            emitSummary(outcome: "no-store", code: .failure, findings: [], bytes: 0, note: nil)
+            return .failure
+        }
+        guard let first = await check(layout, manifest: manifest) else { return .locked }
+        var findings = first.0
+        var bytes = first.1
+        let note = first.2
+        let damaged = findings.filter(\.damaged)
+        guard options.repair, !damaged.isEmpty, let manifest else {
+            return finish(findings, bytes: bytes, note: note, repaired: nil)
+        }
+        print(findings, note: note)
+
+        // Repair: forget what the state says about damaged files so the sync re-hashes and
+        // replaces them (missing ones are downloaded anyway), then verify again.
+        let key: LoadedKey
+        do { key = try context.loadKey(manifest: manifest) } catch { return context.report(error, command: "verify") }
+        guard let lock = try? await StoreLock.acquire(layout, timeout: context.global.lockTimeout) else { return lockedExit() }
+        if case .loaded(var state) = StateFile.read(layout) {
+            for finding in damaged { state.models[finding.modelId] = nil }
+            try? StateFile.write(state, to: layout)
+        }
+        lock.release()
+        let (syncCode, _) = await ReconcileRun(context: context, manifest: manifest, key: key, command: "verify", dryRun: false,
+                                                 jsonSummary: false).perform()
+        if syncCode == .locked || syncCode == .interrupted || syncCode == .usage { return syncCode }
+        guard let second = await check(layout, manifest: manifest) else { return .locked }
+        findings = second.0
+        bytes += second.1
+        return finish(findings, bytes: bytes, note: second.2, repaired: damaged.count)
+    }
+
+    private func lockedExit() -> ExitCode {
+        context.console.error("another run holds the lock on this store — try again when it has finished (exit 75)")
+        emitSummary(outcome: "locked", code: .locked, findings: [], bytes: 0, note: nil)
+        return .locked
+    }
+
+    /// Verifies under the store lock (or without it on a read-only store); nil when locked.
+    private func check(_ layout: StoreLayout, manifest: Manifest?) async -> ([Finding], Int64, String?)? {
+        var lock: StoreLock?
+        do {
+            lock = try await StoreLock.acquire(layout, timeout: context.global.lockTimeout)
+            guard lock != nil else { _ = lockedExit(); return nil }
+        } catch {
+            // A read-only store (an image layer, a mounted volume) cannot be written by anyone
+            // through this path; verify without the lock.
+            if context.global.verbosity == .verbose && !context.global.json {
+                context.console.line("note: verifying without the store lock (\(SyncFailure(error).message))")
+            }
+        }
+        defer { lock?.release() }
+        let report = await Verifier.verify(layout)
+        return (Self.findings(report, manifest: manifest), report.bytesHashed, report.stateNote)
+    }
+
+    /// The findings, sorted by model id, with the manifest's view added.
+    static func findings(_ report: VerificationReport, manifest: Manifest?) -> [Finding] {
+        let wanted = Set(manifest?.models.map(\.id) ?? [])
+        var result = report.files.map { id, verdict -> Finding in
+            switch verdict {
+            case .ok(let v): return Finding(modelId: id, verdict: "ok", version: v, detail: "intact")
+            case .corrupt(let expected, let actual):
+                return Finding(modelId: id, verdict: "corrupt", sha256: actual, expectedSha256: expected,
+                               detail: "SHA-256 \(actual.prefix(12))… differs from the recorded \(expected.prefix(12))…")
+            case .missing: return Finding(modelId: id, verdict: "missing", detail: "recorded as installed but the file is gone")
+            case .unknown(let sha):
+                let listed = wanted.contains(id) ? "listed in the manifest but not recorded: the next sync re-checks it"
+                                                 : "not recorded by any sync and not in the manifest: copied in by hand?"
+                return Finding(modelId: id, verdict: "unknown", sha256: sha, detail: listed)
+            case .unreadable(let why): return Finding(modelId: id, verdict: "unreadable", detail: TextSanitizer.oneLine(why))
+            }
+        }
+        if let manifest {
+            let platform = (manifest.device ?? .current).platform
+            for spec in manifest.models where spec.applies(to: platform) && report.files[spec.id] == nil {
+                result.append(Finding(modelId: spec.id, verdict: "not-installed",
+                                      detail: "listed in the manifest but not installed (run `manashiki-sync plan` to see why)"))
+            }
+        }
+        return result.sorted { $0.modelId < $1.modelId }
+    }
+
+    private func print(_ findings: [Finding], note: String?) {
+        guard !context.global.json else {
+            let writer = JSONEventWriter(console: context.console)
+            for f in findings { writer.emit("verify.file", Self.fields(f)) }
+            return
+        }
+        for f in findings where f.damaged {
+            let todo = options.repair ? "repairing: it is downloaded again" : "run `manashiki-sync verify --repair` (or `sync`) to download it again"
+            context.console.error(ErrorAdvice.line(modelId: f.modelId, what: "\(f.verdict): \(f.detail)", todo: todo))
+        }
+        guard context.global.verbosity > .quiet else { return }
+        if let note { context.console.line("note: \(note)") }
+        for f in findings where !f.damaged && (f.verdict != "ok" || context.global.verbosity == .verbose) {
+            context.console.line("\(f.modelId): \(f.verdict) — \(f.detail)")
+        }
+        for f in findings where f.verdict == "ok" && context.global.verbosity < .verbose {
+            context.console.line("\(f.modelId): ok \(f.version ?? "")")
+        }
+    }
+
+    private func finish(_ findings: [Finding], bytes: Int64, note: String?, repaired: Int?) -> ExitCode {
+        let damaged = findings.filter(\.damaged).count
+        let code: ExitCode = damaged == 0 ? .success : .damaged
+        let outcome = damaged > 0 ? "damaged" : repaired != nil ? "repaired" : "healthy"
+        if repaired == nil || context.global.json { print(findings, note: note) }
+        else if damaged > 0 { print(findings.filter(\.damaged), note: nil) }
+        if context.global.json {
+            emitSummary(outcome: outcome, code: code, findings: findings, bytes: bytes, note: note, repaired: repaired)
+        } else if context.global.verbosity > .quiet {
+            var c: [String: Int] = [:]
+            for f in findings { c[f.verdict, default: 0] += 1 }
+            let counts = ["ok", "corrupt", "missing", "unreadable", "unknown", "not-installed"].map { "\(c[$0, default: 0]) \($0)" }
+            let repairedText = repaired.map { ", \($0) repaired" } ?? ""
+            context.console.line("verify: \(outcome) — \(counts.joined(separator: ", "))\(repairedText); \(ByteFormat.bytes(bytes)) hashed")
+        }
+        return code
+    }
+
+    private func emitSummary(outcome: String, code: ExitCode, findings: [Finding], bytes: Int64, note: String?, repaired: Int? = nil) {
+        guard context.global.json else { return }
+        var counts: [String: Int] = [:]
+        for key in ["ok", "corrupt", "missing", "unreadable", "unknown", "not-installed"] { counts[key] = 0 }
+        for f in findings { counts[f.verdict, default: 0] += 1 }
+        JSONEventWriter(console: context.console).emit("summary", [
+            "command": "verify", "outcome": outcome, "exitCode": Int(code.rawValue), "exitName": code.name,
+            "files": findings.map(Self.fields), "counts": counts, "bytesHashed": bytes, "stateNote": note,
+            "repaired": repaired, "error": nil,
+        ])
+    }
+
+    static func fields(_ f: Finding) -> [String: Any?] {
+        ["modelId": f.modelId, "verdict": f.verdict, "version": f.version, "sha256": f.sha256,
+         "expectedSha256": f.expectedSha256, "detail": f.detail]
+    }
+}

@@ -1,0 +1,50 @@
+import Foundation
+
+/// Options every command accepts.
+public struct GlobalOptions: Sendable, Equatable {
+    /// How the live progress display is chosen.
+    public enum ProgressMode: String, Sendable, Equatable, CaseIterable {
+        /// A live display when standard output is a terminal, plain lines otherwise.
+        case auto
+        /// Always the live display (ANSI control sequences).
+        case always
+        /// Always plain lines.
+        case never
+    }
+
+    /// How much is printed.
+    public enum Verbosity: Int, Sendable, Equatable, Comparable {
+        /// Errors only (on stderr).
+        case quiet
+        /// Progress, results and a summary.
+        case normal
+        /// Also reasons, retries, warnings in full and where the key came from.
+        case verbose
+
+        /// Orders by amount of output.
+        public static func < (a: Verbosity, b: Verbosity) -> Bool { a.rawValue < b.rawValue }
+    }
+
+    /// The manifest path (default `./manashiki.json`).
+    public var manifestPath: String = GlobalOptions.defaultManifestPath
+    /// Whether `--manifest` was given explicitly.
+    public var manifestGiven: Bool = false
+    /// `--store DIR`: overrides the manifest's `store.directory`.
+    public var storeDirectory: String?
+    /// `--json`: NDJSON events and a summary object on stdout.
+    public var json: Bool = false
+    /// `--quiet` / `--verbose`.
+    public var verbosity: Verbosity = .normal
+    /// `--progress auto|always|never`.
+    public var progress: ProgressMode = .auto
+    /// `--api-key-file PATH`.
+    public var apiKeyFile: String?
+    /// `--lock-timeout DURATION`: how long to wait for another run's lock (default 30 s).
+    public var lockTimeout: Duration = .seconds(30)
+
+    /// The default manifest path.
+    public static let defaultManifestPath = "manashiki.json"
+
+    /// Options with every default.
+    public init() {}
+}

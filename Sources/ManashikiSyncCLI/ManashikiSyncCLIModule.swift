@@ -1,2 +1,0 @@
-/// Namespace of the sync command.
-public enum ManashikiSyncCLIModule {}

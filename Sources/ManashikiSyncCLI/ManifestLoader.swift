@@ -1,0 +1,57 @@
+import Foundation
+import ManashikiSync
+
+/// A manifest that cannot be used, as stderr lines and JSON problems.
+public struct ConfigurationError: Error, Sendable {
+    /// One line per problem (`manifest.json: models[0].version: …`).
+    public let lines: [String]
+    /// The manifest's problems (path, message, hint), when it is the manifest that is wrong.
+    public let problems: [ManifestProblem]
+}
+
+/// Loads the manifest the options name and applies the command-line overrides.
+public enum ManifestLoader {
+    /// The manifest file's URL.
+    public static func url(_ global: GlobalOptions, currentDirectory: URL) -> URL {
+        KeyLoader.resolve(global.manifestPath, against: currentDirectory)
+    }
+
+    /// Loads, validates and overrides (`--store`, `--concurrency`, `--max-delete`, `--no-prune`).
+    /// - Throws: `ConfigurationError`.
+    public static func load(_ global: GlobalOptions, sync: SyncOptions = SyncOptions(), currentDirectory: URL) throws(ConfigurationError) -> Manifest {
+        let file = url(global, currentDirectory: currentDirectory)
+        guard FileManager.default.fileExists(atPath: file.path) else {
+            let hint = global.manifestGiven ? "check the path" : "create one (see examples/manifests/) or pass --manifest PATH"
+            throw ConfigurationError(lines: ["no manifest at \(file.path) — \(hint)"],
+                                     problems: [ManifestProblem(path: "", message: "no manifest at \(file.path)", hint: hint)])
+        }
+        var manifest: Manifest
+        do {
+            manifest = try Manifest.load(contentsOf: file)
+        } catch let error as ManifestError {
+            throw ConfigurationError(lines: error.problems.map { "\(file.lastPathComponent): \($0.description)" }, problems: error.problems)
+        } catch {
+            throw ConfigurationError(lines: ["cannot read the manifest \(file.path): \(error.localizedDescription)"],
+                                     problems: [ManifestProblem(path: "", message: "cannot read the manifest")])
+        }
+        if let store = global.storeDirectory {
+            manifest.store.directory = KeyLoader.resolve(store, against: currentDirectory).path
+        }
+        if let n = sync.concurrency { manifest.store.concurrency = n }
+        if let n = sync.maxDeletes { manifest.store.prune.maxDeletes = n }
+        if sync.noPrune { manifest.store.prune.mode = .off }
+        return manifest
+    }
+
+    /// The store directory for offline commands (`verify`, `status`): `--store`, else the
+    /// manifest's. The manifest is optional when `--store` is given and `--manifest` is not.
+    /// - Throws: `ConfigurationError`.
+    public static func store(_ global: GlobalOptions, currentDirectory: URL) throws(ConfigurationError) -> (URL, Manifest?) {
+        let file = url(global, currentDirectory: currentDirectory)
+        if let store = global.storeDirectory, !global.manifestGiven, !FileManager.default.fileExists(atPath: file.path) {
+            return (KeyLoader.resolve(store, against: currentDirectory), nil)
+        }
+        let manifest = try load(global, currentDirectory: currentDirectory)
+        return (manifest.storeDirectory, manifest)
+    }
+}

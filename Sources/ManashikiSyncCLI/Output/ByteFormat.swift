@@ -1,0 +1,31 @@
+import Foundation
+
+/// Sizes, rates and durations for people: `4.0 MiB`, `12.3 MiB/s`, `1m05s`. Locale-independent.
+public enum ByteFormat {
+    /// `0 B`, `512 B`, `64.0 KiB`, `4.0 MiB`, `1.50 GiB`.
+    public static func bytes(_ count: Int64) -> String {
+        let units = ["KiB", "MiB", "GiB", "TiB"]
+        guard count >= 1024 else { return "\(max(0, count)) B" }
+        var value = Double(count) / 1024
+        var unit = 0
+        while value >= 1024 && unit < units.count - 1 { value /= 1024; unit += 1 }
+        let digits = unit >= 2 ? 2 : 1
+        return String(format: "%.\(digits)f %@", value, units[unit])
+    }
+
+    /// `12.3 MiB/s`.
+    public static func rate(_ bytesPerSecond: Double) -> String {
+        guard bytesPerSecond.isFinite, bytesPerSecond > 0 else { return "-" }
+        return bytes(Int64(bytesPerSecond)) + "/s"
+    }
+
+    /// `0.4s`, `42s`, `3m05s`, `2h10m`.
+    public static func duration(_ seconds: Double) -> String {
+        guard seconds.isFinite, seconds >= 0 else { return "-" }
+        if seconds < 10 { return String(format: "%.1fs", seconds) }
+        let s = Int(seconds.rounded(.up))
+        if s < 60 { return "\(s)s" }
+        if s < 3600 { return String(format: "%dm%02ds", s / 60, s % 60) }
+        return String(format: "%dh%02dm", s / 3600, (s % 3600) / 60)
+    }
+}

@@ -1,0 +1,75 @@
+import Foundation
+#if canImport(Glibc)
+import Glibc
+#elseif canImport(Musl)
+import Musl
+#elseif canImport(Darwin)
+import Darwin
+#endif
+
+/// Everything a command writes to and reads from its surroundings: the two output streams,
+/// whether stdout is a terminal, the environment, the clock. Injected so tests see all output.
+public struct Console: Sendable {
+    /// Standard output (results, progress, JSON).
+    public let out: RedactingOutput
+    /// Standard error (errors and warnings, one line each).
+    public let err: RedactingOutput
+    /// Whether standard output is a terminal.
+    public let outIsTerminal: Bool
+    /// The terminal's width in columns.
+    public let width: Int
+    /// Environment variables.
+    public let environment: [String: String]
+    /// The current directory (relative `--store` and `--manifest` paths resolve against it).
+    public let currentDirectory: URL
+    /// Monotonic seconds, for rates, ETAs and throttling.
+    public let now: @Sendable () -> Double
+    /// Wall-clock time, for timestamps in records.
+    public let date: @Sendable () -> Date
+
+    /// Creates a console.
+    public init(out: any TextOutput, err: any TextOutput, outIsTerminal: Bool = false, width: Int = 80,
+                environment: [String: String] = [:],
+                currentDirectory: URL = URL(fileURLWithPath: FileManager.default.currentDirectoryPath, isDirectory: true),
+                now: @escaping @Sendable () -> Double = Console.monotonicSeconds,
+                date: @escaping @Sendable () -> Date = { Date() }) {
+        self.out = out as? RedactingOutput ?? RedactingOutput(out)
+        self.err = err as? RedactingOutput ?? RedactingOutput(err)
+        self.outIsTerminal = outIsTerminal
+        self.width = max(40, width)
+        self.environment = environment
+        self.currentDirectory = currentDirectory
+        self.now = now
+        self.date = date
+    }
+
+    /// The process's real stdout, stderr, environment and clock.
+    public static func standard() -> Console {
+        let out = FileDescriptorOutput(descriptor: 1)
+        var width = Int(ProcessInfo.processInfo.environment["COLUMNS"] ?? "") ?? 80
+        #if os(Linux) || os(macOS)
+        var size = winsize()
+        if out.isTerminal, ioctl(1, UInt(TIOCGWINSZ), &size) == 0, size.ws_col > 0 { width = Int(size.ws_col) }
+        #endif
+        return Console(out: out, err: FileDescriptorOutput(descriptor: 2), outIsTerminal: out.isTerminal, width: width,
+                       environment: ProcessInfo.processInfo.environment)
+    }
+
+    /// Seconds on a monotonic clock.
+    @Sendable public static func monotonicSeconds() -> Double {
+        Double(DispatchTime.now().uptimeNanoseconds) / 1e9
+    }
+
+    /// Whether colours are allowed (`NO_COLOR` unset or empty).
+    public var colorAllowed: Bool { (environment["NO_COLOR"] ?? "").isEmpty }
+
+    /// Writes one line to stdout.
+    public func line(_ text: String) { out.write(text + "\n") }
+
+    /// Writes one `manashiki-sync: error: …` line to stderr (newlines folded, control
+    /// characters removed).
+    public func error(_ text: String) { err.write("manashiki-sync: error: \(TextSanitizer.oneLine(text))\n") }
+
+    /// Writes one `manashiki-sync: warning: …` line to stderr.
+    public func warning(_ text: String) { err.write("manashiki-sync: warning: \(TextSanitizer.oneLine(text))\n") }
+}

@@ -1,0 +1,59 @@
+import Foundation
+import Manashiki
+import ManashikiSync
+
+/// Turns failures and blocked plan items into one line: what happened, then what to do,
+/// phrased for someone running the command (not for an app calling the SDK).
+public enum ErrorAdvice {
+    /// What happened and what to do about a failed action.
+    public static func text(for failure: SyncFailure) -> (what: String, todo: String) {
+        if let api = failure.apiError {
+            switch api {
+            case .sessionRequired:
+                return ("the model is private and the registry asked for a session token",
+                        "add a session source to this model's manifest entry, e.g. \"session\": {\"env\": \"MANASHIKI_SESSION\"}, and provide the token")
+            case .invalidSession:
+                return ("the session token is expired or malformed", "provide a fresh session token through the model's session source")
+            case .unauthorized:
+                return ("the registry rejected the API key (revoked or unknown)",
+                        "create a new key in the dashboard and update MANASHIKI_API_KEY or the --api-key-file file")
+            case .forbiddenScope:
+                return ("the API key's tier may not do this", "minting sessions needs a legacy sk_live_ key; use another session source (env, file or command)")
+            case .modelNotFound:
+                return ("the registry has no such model visible to this key's organisation",
+                        "check the id in the manifest and that the key belongs to the model's organisation")
+            case .modelSunset:
+                return ("the model has been sunset", "remove it from the manifest or move to its successor")
+            default:
+                break
+            }
+        }
+        let todo = failure.isRetryable
+            ? "this is usually temporary: the next run retries (or run `manashiki-sync sync` again)"
+            : "fix the cause above, then run `manashiki-sync sync` again"
+        return (failure.description, todo)
+    }
+
+    /// What is blocked and what to do.
+    public static func text(for cause: BlockCause) -> (what: String, todo: String) {
+        switch cause {
+        case .sessionUnavailable(let why):
+            return ("private model without a session token: \(why)",
+                    "provide the token the manifest's session source names (or add a session source to this entry)")
+        case .recordUnavailable(let why):
+            return ("the registry record could not be fetched: \(why)", "check the registry and run again")
+        case .pruneLimit(let count, let max):
+            return ("\(count) files would be pruned but at most \(max) may be deleted in one run",
+                    "check the manifest lists every model you want; if the prunes are intended, pass --max-delete \(count) or raise store.prune.maxDeletes")
+        case .emptyManifest:
+            return ("the manifest lists no models, so pruning would empty the store",
+                    "add models to the manifest, or set store.prune.allowEmptyManifest to true if emptying is intended")
+        }
+    }
+
+    /// `model: what; to fix: todo` (or without the model when nil).
+    public static func line(modelId: String?, what: String, todo: String) -> String {
+        let head = modelId.map { "\($0): " } ?? ""
+        return "\(head)\(what) — \(todo)"
+    }
+}

@@ -1,0 +1,106 @@
+import Foundation
+import ManashikiSync
+
+/// Output for logs (cron, journald, CI): whole lines, no control characters, at most one
+/// progress line per model every `progressInterval` seconds.
+public final class PlainRenderer: RunRenderer, @unchecked Sendable {
+    /// The shortest interval between two progress lines of one model, in seconds.
+    public static let defaultProgressInterval = 5.0
+
+    private let console: Console
+    private let verbosity: GlobalOptions.Verbosity
+    private let progressInterval: Double
+    private let dryRun: Bool
+    private let lock = NSLock()
+    private var started: [String: Double] = [:]
+    private var lastLine: [String: Double] = [:]
+
+    /// A renderer on `console.out`.
+    /// With `dryRun` the plan is printed once, as a table, at the end.
+    public init(console: Console, verbosity: GlobalOptions.Verbosity, dryRun: Bool = false,
+                progressInterval: Double = PlainRenderer.defaultProgressInterval) {
+        self.console = console
+        self.dryRun = dryRun
+        self.verbosity = verbosity
+        self.progressInterval = progressInterval
+    }
+
+    private func say(_ text: String) {
+        console.line(TextSanitizer.oneLine(text))
+    }
+
+    /// Writes the lines an event deserves.
+    public func handle(_ event: SyncEvent) {
+        guard verbosity > .quiet else { return }
+        lock.lock(); defer { lock.unlock() }
+        switch event {
+        case .cleanedLeftovers(let files):
+            say("removed \(files.count) leftover file(s) of an interrupted run: \(files.joined(separator: ", "))")
+        case .planReady(let plan):
+            if dryRun { return }
+            say(SummaryTable.planLine(plan))
+            for item in plan.items where verbosity == .verbose || item.action.changesStore {
+                say("  \(item.modelId): \(item.action.name) \(ResultView.versionText(from: ResultView.fromVersion(item.action), to: ResultView.version(item.action))) — \(item.reason)")
+            }
+        case .modelStarted(let id, let action):
+            started[id] = console.now()
+            lastLine[id] = console.now()
+            if verbosity == .verbose {
+                let size = ResultView.bytes(action).map { " (\(ByteFormat.bytes($0)))" } ?? ""
+                say("\(id): \(action.name) \(ResultView.version(action) ?? "")\(size) started")
+            }
+        case .progress(let id, let written, let total):
+            let now = console.now()
+            guard now - (lastLine[id] ?? now) >= progressInterval else { return }
+            lastLine[id] = now
+            let elapsed = now - (started[id] ?? now)
+            let rate = elapsed > 0 ? Double(written) / elapsed : 0
+            if let total, total > 0 {
+                let eta = rate > 0 ? ByteFormat.duration(Double(total - written) / rate) : "-"
+                say("\(id): \(Int(Double(written) * 100 / Double(total)))% — \(ByteFormat.bytes(written)) of \(ByteFormat.bytes(total)), \(ByteFormat.rate(rate)), ETA \(eta)")
+            } else {
+                say("\(id): \(ByteFormat.bytes(written)) so far, \(ByteFormat.rate(rate))")
+            }
+        case .retrying(let id, let attempt, let delay, let reason):
+            say("\(id ?? "catalog"): attempt \(attempt) failed (\(reason)); retrying in \(ByteFormat.duration(JSONEventWriter.seconds(delay)))")
+        case .modelFinished(let result):
+            switch result.status {
+            case .unchanged, .skipped: if verbosity < .verbose { return }
+            default: break
+            }
+            say(Self.resultLine(result, seconds: started[result.modelId].map { console.now() - $0 }))
+        case .finished:
+            break
+        }
+    }
+
+    /// `id: installed 1.4.0 (4.0 MiB in 2s)`.
+    static func resultLine(_ r: ModelResult, seconds: Double?) -> String {
+        let version = ResultView.versionText(from: ResultView.fromVersion(r), to: ResultView.version(r))
+        var text = "\(r.modelId): \(ResultView.status(r.status))"
+        switch r.status {
+        case .installed, .replaced:
+            text += " \(version)"
+            if let bytes = ResultView.bytes(r.planned.action) {
+                text += " (\(ByteFormat.bytes(bytes))\(seconds.map { " in \(ByteFormat.duration($0))" } ?? ""))"
+            }
+        case .unchanged, .verified: text += " \(version)"
+        case .skipped, .blocked: text += " — \(r.planned.reason)"
+        case .notRun(let why): text += " — \(why)"
+        case .failed(let f): text += " — \(f.description)"
+        case .pruned: break
+        }
+        return text
+    }
+
+    /// The summary line (and, for dry runs, the plan table).
+    public func finish(_ summary: RunSummary) {
+        guard verbosity > .quiet else { return }
+        lock.lock(); defer { lock.unlock() }
+        if summary.dryRun, let plan = summary.report.plan {
+            SummaryTable.plan(plan, width: 200).forEach(say)
+            say(SummaryTable.planLine(plan))
+        }
+        say(SummaryTable.summaryLine(summary))
+    }
+}

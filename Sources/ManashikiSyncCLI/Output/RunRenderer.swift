@@ -1,0 +1,114 @@
+import Foundation
+import ManashikiSync
+
+/// The end of a `plan` or `sync` run, as every renderer needs it.
+public struct RunSummary: Sendable {
+    /// `plan` or `sync`.
+    public var command: String
+    /// The reconciler's report.
+    public var report: SyncReport
+    /// The exit code the run ends with.
+    public var exitCode: ExitCode
+    /// The outcome word shown to people and in JSON (`in-sync`, `changes-pending`…).
+    public var outcome: String
+    /// Seconds the run took.
+    public var durationSeconds: Double
+    /// Whether nothing was applied (`plan`, `sync --dry-run`).
+    public var dryRun: Bool
+
+    /// Creates a summary.
+    public init(command: String, report: SyncReport, exitCode: ExitCode, outcome: String, durationSeconds: Double, dryRun: Bool) {
+        self.command = command
+        self.report = report
+        self.exitCode = exitCode
+        self.outcome = outcome
+        self.durationSeconds = durationSeconds
+        self.dryRun = dryRun
+    }
+}
+
+/// Receives a run's events as they happen, then its summary, and writes them out. Events arrive
+/// from several tasks at once: implementations serialise internally.
+public protocol RunRenderer: Sendable {
+    /// One event.
+    func handle(_ event: SyncEvent)
+    /// The end of the run.
+    func finish(_ summary: RunSummary)
+}
+
+/// Sends every event to several renderers, in order.
+public struct RendererGroup: RunRenderer {
+    /// The renderers.
+    public let renderers: [any RunRenderer]
+
+    /// A group of `renderers`.
+    public init(_ renderers: [any RunRenderer]) { self.renderers = renderers }
+
+    /// Forwards `event`.
+    public func handle(_ event: SyncEvent) { renderers.forEach { $0.handle(event) } }
+
+    /// Forwards `summary`.
+    public func finish(_ summary: RunSummary) { renderers.forEach { $0.finish(summary) } }
+}
+
+/// Writes one stderr line per problem as soon as it happens (a failed or blocked model), then
+/// the run-level failure and the warnings at the end. Used in every output mode.
+public final class ProblemReporter: RunRenderer, @unchecked Sendable {
+    private let console: Console
+    private let lock = NSLock()
+    private let showWarnings: Bool
+    private var reported: Set<String> = []
+
+    /// A reporter writing to `console.err`; warnings are left out when `showWarnings` is false
+    /// (`--quiet`).
+    public init(console: Console, showWarnings: Bool = true) {
+        self.console = console
+        self.showWarnings = showWarnings
+    }
+
+    /// Reports failed and blocked models.
+    public func handle(_ event: SyncEvent) {
+        guard case .modelFinished(let result) = event, let problem = ResultView.problem(result) else { return }
+        lock.lock()
+        let fresh = reported.insert(result.modelId).inserted
+        lock.unlock()
+        if fresh { console.error(ErrorAdvice.line(modelId: result.modelId, what: problem.what, todo: problem.todo)) }
+    }
+
+    /// Reports problems not seen as events (dry runs), the run failure and the warnings.
+    public func finish(_ summary: RunSummary) {
+        let report = summary.report
+        if summary.dryRun, let plan = report.plan {
+            for item in plan.items {
+                guard case .blocked(let cause) = item.action else { continue }
+                let advice = ErrorAdvice.text(for: cause)
+                console.error(ErrorAdvice.line(modelId: item.modelId, what: advice.what, todo: advice.todo))
+            }
+        } else {
+            for result in report.results { handle(.modelFinished(result)) }
+        }
+        if let failure = report.runFailure, report.outcome != .cancelled {
+            let advice = ErrorAdvice.text(for: failure)
+            console.error(ErrorAdvice.line(modelId: nil, what: advice.what, todo: report.outcome == .locked
+                ? "another manashiki-sync is running on this store; this run exits 75 and the next one will proceed (or raise --lock-timeout)"
+                : advice.todo))
+        }
+        if summary.dryRun, let refusal = report.plan?.refusal { console.error(refusal.description) }
+        if showWarnings { for warning in report.warnings { console.warning(warning) } }
+    }
+}
+
+/// Forwards events but not the summary.
+public struct EventsOnlyRenderer: RunRenderer {
+    /// The renderer events go to.
+    public let base: any RunRenderer
+
+    /// Wraps `base`.
+    public init(base: any RunRenderer) { self.base = base }
+
+    /// Forwards `event`.
+    public func handle(_ event: SyncEvent) { base.handle(event) }
+
+    /// Does nothing.
+    public func finish(_ summary: RunSummary) {}
+}

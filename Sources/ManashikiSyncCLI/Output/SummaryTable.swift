@@ -1,0 +1,75 @@
+import Foundation
+import ManashikiSync
+
+/// Plain-text tables (no control characters): the results of a run, a plan, a store's status.
+public enum SummaryTable {
+    /// Lays out `rows` under `headers`, columns two spaces apart; the last column is cut to fit
+    /// `width` (with `…`).
+    public static func render(headers: [String], rows: [[String]], width: Int) -> [String] {
+        let all = [headers] + rows
+        var widths = headers.map(\.count)
+        for row in all { for (i, cell) in row.enumerated() where i < widths.count { widths[i] = max(widths[i], cell.count) } }
+        return all.map { row in
+            var line = ""
+            for (i, cell) in row.enumerated() {
+                let last = i == row.count - 1
+                if last {
+                    let room = max(8, width - line.count)
+                    line += cell.count > room ? String(cell.prefix(room - 1)) + "…" : cell
+                } else {
+                    line += cell.padding(toLength: widths[i], withPad: " ", startingAt: 0) + "  "
+                }
+            }
+            while line.hasSuffix(" ") { line.removeLast() }
+            return line
+        }
+    }
+
+    /// MODEL, RESULT, VERSION, SIZE, NOTE for a run's results.
+    public static func results(_ report: SyncReport, width: Int) -> [String] {
+        let rows = report.results.map { r -> [String] in
+            var note = ""
+            switch r.status {
+            case .notRun(let why): note = why
+            case .skipped, .blocked: note = r.planned.reason
+            case .failed(let f): note = f.description
+            default: note = ""
+            }
+            return [r.modelId, ResultView.status(r.status),
+                    ResultView.versionText(from: ResultView.fromVersion(r), to: ResultView.version(r)),
+                    ResultView.bytes(r.planned.action).map(ByteFormat.bytes) ?? "", TextSanitizer.oneLine(note)]
+        }
+        return render(headers: ["MODEL", "RESULT", "VERSION", "SIZE", "NOTE"], rows: rows, width: width)
+    }
+
+    /// MODEL, ACTION, VERSION, SIZE, REASON for a plan.
+    public static func plan(_ plan: Plan, width: Int) -> [String] {
+        let rows = plan.items.map { item -> [String] in
+            [item.modelId, item.action.name,
+             ResultView.versionText(from: ResultView.fromVersion(item.action), to: ResultView.version(item.action)),
+             item.action.target.map { ByteFormat.bytes($0.size) } ?? "", TextSanitizer.oneLine(item.reason)]
+        }
+        return render(headers: ["MODEL", "ACTION", "VERSION", "SIZE", "REASON"], rows: rows, width: width)
+    }
+
+    /// `Plan: 2 to download (5.0 MiB), 1 to replace, 0 to prune, 3 unchanged, 1 skipped, 0 blocked.`
+    public static func planLine(_ plan: Plan) -> String {
+        var c: [String: Int] = [:]
+        for item in plan.items { c[item.action.name, default: 0] += 1 }
+        var text = "Plan: \(c["download", default: 0]) to download, \(c["replace", default: 0]) to replace"
+        if plan.bytesToFetch > 0 { text += " (\(ByteFormat.bytes(plan.bytesToFetch)) to fetch)" }
+        text += ", \(c["verify", default: 0]) to re-record, \(c["prune", default: 0]) to prune, \(c["keep", default: 0]) unchanged, \(c["skip", default: 0]) skipped, \(c["blocked", default: 0]) blocked."
+        return text
+    }
+
+    /// `sync: changed — 2 installed, 0 replaced, 0 pruned, 0 failed, 0 blocked; 5.0 MiB in 1.2s`.
+    public static func summaryLine(_ summary: RunSummary) -> String {
+        let c = ResultView.counts(summary.report.results)
+        var text = "\(summary.command): \(summary.outcome)"
+        if summary.report.plan != nil && !summary.dryRun {
+            text += " — \(c["installed"]!) installed, \(c["replaced"]!) replaced, \(c["verified"]!) re-recorded, \(c["pruned"]!) pruned, \(c["unchanged"]!) unchanged, \(c["failed"]!) failed, \(c["blocked"]!) blocked"
+            text += "; \(ByteFormat.bytes(summary.report.bytesDownloaded)) downloaded in \(ByteFormat.duration(summary.durationSeconds))"
+        }
+        return text
+    }
+}

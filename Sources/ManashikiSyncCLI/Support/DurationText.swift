@@ -1,0 +1,50 @@
+import Foundation
+
+/// Durations as people type them: `90s`, `10m`, `6h`, `1d`, `1h30m`, `500ms`, or a bare number
+/// of seconds.
+public enum DurationText {
+    /// Parses `text`, or returns nil when it is not a duration.
+    public static func parse(_ text: String) -> Duration? {
+        if let seconds = Int(text), seconds >= 0 { return .seconds(seconds) }
+        var total: Duration = .zero
+        var digits = ""
+        let chars = Array(text)
+        guard !chars.isEmpty else { return nil }
+        var i = 0
+        var sawUnit = false
+        while i < chars.count {
+            let c = chars[i]
+            if c.isASCII, c.isNumber { digits.append(c); i += 1; continue }
+            guard let value = Int(digits) else { return nil }
+            digits = ""
+            if c == "m", i + 1 < chars.count, chars[i + 1] == "s" {
+                total += .milliseconds(value); i += 2; sawUnit = true; continue
+            }
+            switch c {
+            case "s": total += .seconds(value)
+            case "m": total += .seconds(value * 60)
+            case "h": total += .seconds(value * 3600)
+            case "d": total += .seconds(value * 86400)
+            default: return nil
+            }
+            sawUnit = true
+            i += 1
+        }
+        guard digits.isEmpty, sawUnit else { return nil }
+        return total
+    }
+
+    /// `6h`, `10m`, `1h30m`, `45s`, `250ms`: the shortest exact spelling.
+    public static func format(_ duration: Duration) -> String {
+        let (seconds, attoseconds) = duration.components
+        if seconds == 0 && attoseconds == 0 { return "0s" }
+        if seconds < 1 { return "\(attoseconds / 1_000_000_000_000_000)ms" }
+        var rest = seconds
+        var text = ""
+        for (unit, size) in [("d", Int64(86400)), ("h", 3600), ("m", 60), ("s", 1)] where rest >= size {
+            text += "\(rest / size)\(unit)"
+            rest %= size
+        }
+        return text
+    }
+}

@@ -1,0 +1,52 @@
+import Foundation
+import ManashikiSync
+
+/// What the last `sync` did, kept in `<store>/.manashiki/last-run.json` for `status`.
+public struct LastRunRecord: Sendable, Codable, Equatable {
+    /// `manashiki-sync/last-run/v1`.
+    public var schema: String = LastRunRecord.schemaName
+    /// The command (`sync`, `verify --repair`).
+    public var command: String
+    /// When it started and finished (ISO 8601 in the file).
+    public var startedAt: Date
+    /// When it finished.
+    public var finishedAt: Date
+    /// The outcome word (`changed`, `partial-failure`…).
+    public var outcome: String
+    /// The exit code.
+    public var exitCode: Int32
+    /// Results by status.
+    public var counts: [String: Int]
+    /// Bytes downloaded.
+    public var bytesDownloaded: Int64
+    /// The run-level error, if any.
+    public var error: String?
+
+    /// The schema name.
+    public static let schemaName = "manashiki-sync/last-run/v1"
+
+    /// The record's path in `layout`.
+    public static func url(_ layout: StoreLayout) -> URL { layout.metadataDirectory.appendingPathComponent("last-run.json") }
+
+    /// Writes the record atomically; failures are returned as text (the run's result stands).
+    public func write(to layout: StoreLayout) -> String? {
+        let encoder = JSONEncoder()
+        encoder.outputFormatting = [.prettyPrinted, .sortedKeys]
+        encoder.dateEncodingStrategy = .iso8601
+        do {
+            try layout.prepare()
+            try encoder.encode(self).write(to: Self.url(layout), options: .atomic)
+            return nil
+        } catch {
+            return "the last-run record could not be written: \(error.localizedDescription)"
+        }
+    }
+
+    /// Reads the record, or nil when there is none (or it is unreadable).
+    public static func read(_ layout: StoreLayout) -> LastRunRecord? {
+        guard let data = FileManager.default.contents(atPath: url(layout).path) else { return nil }
+        let decoder = JSONDecoder()
+        decoder.dateDecodingStrategy = .iso8601
+        return try? decoder.decode(LastRunRecord.self, from: data)
+    }
+}

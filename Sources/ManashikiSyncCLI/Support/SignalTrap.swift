@@ -1,0 +1,58 @@
+import Foundation
+import Dispatch
+#if canImport(Glibc)
+import Glibc
+#elseif canImport(Musl)
+import Musl
+#elseif canImport(Darwin)
+import Darwin
+#endif
+
+/// Catches SIGINT and SIGTERM with `DispatchSource` handlers: the first one calls `onSignal`
+/// (which cancels the run, so the SDK removes its temporary files); a second one exits at once.
+public final class SignalTrap: @unchecked Sendable {
+    private let lock = NSLock()
+    private var sources: [any DispatchSourceSignal] = []
+    private var caught: Int32?
+
+    /// Installs handlers for `signals` (default SIGINT and SIGTERM) and ignores SIGPIPE.
+    public init(signals: [Int32] = [SIGINT, SIGTERM], onSignal: @escaping @Sendable (Int32) -> Void) {
+        Foundation.signal(SIGPIPE, SIG_IGN)
+        for number in signals {
+            Foundation.signal(number, SIG_IGN)
+            let source = DispatchSource.makeSignalSource(signal: number, queue: .global())
+            source.setEventHandler { [weak self] in
+                guard let self else { return }
+                self.lock.lock()
+                let first = self.caught == nil
+                if first { self.caught = number }
+                self.lock.unlock()
+                if first { onSignal(number) } else { _exit(128 + number) }
+            }
+            source.resume()
+            sources.append(source)
+        }
+    }
+
+    /// The first signal caught, if any.
+    public var signal: Int32? {
+        lock.lock(); defer { lock.unlock() }
+        return caught
+    }
+
+    /// The exit code for the signal caught: 130 for SIGINT, 143 for SIGTERM.
+    public var exitCode: ExitCode? {
+        switch signal {
+        case SIGINT?: return .interrupted
+        case SIGTERM?: return .terminated
+        default: return nil
+        }
+    }
+
+    /// Removes the handlers.
+    public func cancel() {
+        lock.lock(); defer { lock.unlock() }
+        sources.forEach { $0.cancel() }
+        sources.removeAll()
+    }
+}

@@ -1,0 +1,59 @@
+import Foundation
+import Testing
+@testable import ManashikiSyncCLI
+import ManashikiSync
+
+@Suite("SummaryTable, ByteFormat, TextSanitizer")
+struct SummaryTableTests {
+    @Test("columns line up and the last one is cut to the width")
+    func layout() {
+        let lines = SummaryTable.render(headers: ["A", "BB"], rows: [["long-name", String(repeating: "x", count: 200)], ["b", "y"]], width: 40)
+        #expect(lines[0] == "A          BB")
+        #expect(lines[1].count == 40)
+        #expect(lines[1].hasSuffix("…"))
+        #expect(lines[2] == "b          y")
+    }
+
+    @Test("the results table has one row per model")
+    func results() {
+        let lines = SummaryTable.results(RendererFixtures.report, width: 120)
+        #expect(lines.count == 4)
+        #expect(lines[1].hasPrefix("alpha   installed  1.0.0    4.0 MiB"))
+        #expect(SummaryTable.planLine(RendererFixtures.plan).hasPrefix("Plan: 1 to download, 0 to replace (4.0 MiB to fetch)"))
+    }
+
+    @Test("sizes, rates and durations are locale-independent")
+    func formats() {
+        #expect(ByteFormat.bytes(512) == "512 B")
+        #expect(ByteFormat.bytes(64 << 10) == "64.0 KiB")
+        #expect(ByteFormat.bytes(3 << 30) == "3.00 GiB")
+        #expect(ByteFormat.rate(0) == "-")
+        #expect(ByteFormat.duration(0.25) == "0.2s" || ByteFormat.duration(0.25) == "0.3s")
+        #expect(ByteFormat.duration(125) == "2m05s")
+        #expect(ByteFormat.duration(7300) == "2h01m")
+    }
+
+    @Test("one-line text has no control characters")
+    func sanitizer() {
+        #expect(TextSanitizer.oneLine("a\nb\tc\u{1B}[31md\u{07}") == "a b c[31md")
+        #expect(!TextSanitizer.containsControlCharacters("plain\n"))
+        #expect(TextSanitizer.containsControlCharacters("\u{1B}[2K"))
+    }
+
+    @Test("exit codes are distinct and documented by name")
+    func exitCodes() {
+        #expect(Set(ExitCode.allCases.map(\.rawValue)).count == ExitCode.allCases.count)
+        #expect(ExitCode.locked.rawValue == 75)
+        #expect(ExitCode.changesPending.rawValue == 10)
+        #expect(ExitCode.partialFailure.description == "3 (partial-failure)")
+    }
+
+    @Test("the redacting output hides registered secrets")
+    func redaction() {
+        let buffer = BufferOutput()
+        let out = RedactingOutput(buffer)
+        out.hide("mk_pub_acme_0123456789abcdefghij")
+        out.write("key=mk_pub_acme_0123456789abcdefghij\n")
+        #expect(buffer.text == "key=[redacted]\n")
+    }
+}

@@ -1,0 +1,26 @@
+import Foundation
+import Testing
+@testable import ManashikiSyncCLI
+
+@Suite("DurationText")
+struct DurationTextTests {
+    @Test("parses the spellings people type", arguments: [
+        ("90", 90.0), ("30s", 30), ("10m", 600), ("6h", 21600), ("1d", 86400), ("1h30m", 5400), ("250ms", 0.25), ("0", 0),
+    ] as [(String, Double)])
+    func parses(text: String, seconds: Double) {
+        #expect(DurationText.parse(text).map(JSONEventWriter.seconds) == seconds)
+    }
+
+    @Test("rejects what is not a duration", arguments: ["", "h", "6x", "1.5h", "-3s", "6h30", "soon"])
+    func rejects(text: String) {
+        #expect(DurationText.parse(text) == nil)
+    }
+
+    @Test("formats back to the shortest spelling")
+    func formats() {
+        #expect(DurationText.format(.seconds(5400)) == "1h30m")
+        #expect(DurationText.format(.seconds(45)) == "45s")
+        #expect(DurationText.format(.milliseconds(250)) == "250ms")
+        #expect(DurationText.format(.zero) == "0s")
+    }
+}
