@@ -1,3 +1,4 @@
+#if os(Linux)
 import Foundation
 
 /// `manashiki-bench`: side-by-side benchmarks against the tools people would use instead.
@@ -79,3 +80,12 @@ struct Bench {
         }
     }
 }
+#else
+/// The benchmarks compare against Linux tools (nginx, sha256sum, /proc): Linux only.
+@main
+struct Bench {
+    static func main() {
+        print("manashiki-bench runs on Linux (it measures against nginx, curl, sha256sum and rclone there).")
+    }
+}
+#endif

@@ -1,3 +1,4 @@
+#if os(Linux)
 import Foundation
 #if canImport(Glibc)
 import Glibc
@@ -78,3 +79,4 @@ func currentRSSKiB() -> Int {
     }
     return 0
 }
+#endif

@@ -1,3 +1,4 @@
+#if os(Linux)
 import Foundation
 import Manashiki
 import ManashikiSync
@@ -51,3 +52,4 @@ enum ChildModes {
         print("healthy=\(report.isHealthy) hashed=\(report.bytesHashed) files=\(report.files.count)")
     }
 }
+#endif

@@ -1,3 +1,4 @@
+#if os(Linux)
 import Foundation
 
 /// nginx (Debian's package) serving a directory on a loopback port, for reference downloads
@@ -65,3 +66,4 @@ final class Nginx {
 
     deinit { stop() }
 }
+#endif

@@ -1,3 +1,4 @@
+#if os(Linux)
 import Foundation
 
 /// One figure with its target.
@@ -42,3 +43,4 @@ func printTable(_ title: String, _ figures: [Figure]) {
         print("| \(f.name)\(note) | \(Figure.format(f.value, f.unit)) | \(f.targetText) | \(met) |")
     }
 }
+#endif

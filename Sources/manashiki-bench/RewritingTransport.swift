@@ -1,3 +1,4 @@
+#if os(Linux)
 import Foundation
 import Manashiki
 
@@ -18,3 +19,4 @@ struct RewritingTransport: HTTPTransport {
         try await base.stream(r, to: consumer)
     }
 }
+#endif

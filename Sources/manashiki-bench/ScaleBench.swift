@@ -1,3 +1,4 @@
+#if os(Linux)
 import Foundation
 import Manashiki
 import ManashikiRegistry
@@ -288,3 +289,12 @@ struct ScaleBench {
         return url
     }
 }
+#else
+/// The benchmarks compare against Linux tools (nginx, sha256sum, /proc): Linux only.
+@main
+struct Bench {
+    static func main() {
+        print("manashiki-bench runs on Linux (it measures against nginx, curl, sha256sum and rclone there).")
+    }
+}
+#endif

@@ -5,6 +5,14 @@ import Glibc
 import Darwin
 #endif
 
+#if os(Linux) || os(Android)
+private let rawStreamType = Int32(SOCK_STREAM.rawValue)
+private func rawSend(_ fd: Int32, _ p: UnsafeRawPointer, _ n: Int) -> Int { Glibc.send(fd, p, n, Int32(MSG_NOSIGNAL)) }
+#else
+private let rawStreamType = SOCK_STREAM
+private func rawSend(_ fd: Int32, _ p: UnsafeRawPointer, _ n: Int) -> Int { Darwin.send(fd, p, n, 0) }
+#endif
+
 /// How a raw read ended.
 enum RawEnd: Equatable {
     /// The peer closed the connection (FIN).
@@ -36,7 +44,7 @@ final class RawConnection {
     /// `receiveBuffer` (when set) fixes SO_RCVBUF, which also disables receive-window autotuning.
     init(port: Int, timeout: Double = 5, receiveBuffer: Int32? = nil) throws {
         #if os(Linux)
-        fd = socket(AF_INET, Int32(SOCK_STREAM.rawValue), 0)
+        fd = socket(AF_INET, rawStreamType, 0)
         #else
         fd = socket(AF_INET, SOCK_STREAM, 0)
         #endif
@@ -67,7 +75,7 @@ final class RawConnection {
         var offset = 0
         while offset < bytes.count {
             #if canImport(Glibc)
-            let n = bytes.withUnsafeBytes { Glibc.send(fd, $0.baseAddress! + offset, bytes.count - offset, Int32(MSG_NOSIGNAL)) }
+            let n = bytes.withUnsafeBytes { rawSend(fd, $0.baseAddress! + offset, bytes.count - offset) }
             #else
             let n = bytes.withUnsafeBytes { Darwin.send(fd, $0.baseAddress! + offset, bytes.count - offset, 0) }
             #endif

@@ -1,7 +1,6 @@
+#if os(Linux)
 import Foundation
-#if canImport(Glibc)
 import Glibc
-#endif
 
 /// A loopback server that answers each connection with exact bytes, for wire cases the
 /// development registry does not produce (interim 1xx heads, for example).
@@ -49,3 +48,4 @@ final class OneShotServer: @unchecked Sendable {
         close(listener)
     }
 }
+#endif

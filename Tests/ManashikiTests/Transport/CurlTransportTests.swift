@@ -3,7 +3,7 @@ import Testing
 @testable import Manashiki
 import ManashikiRegistry
 
-#if canImport(CManashikiShims)
+#if os(Linux)
 /// A consumer that records what it gets, optionally slowly, optionally throwing.
 final class RecordingConsumer: HTTPBodyConsumer, @unchecked Sendable {
     var heads: [HTTPResponseHead] = []
