@@ -329,9 +329,15 @@ final class SyncRun: Sendable {
 
     /// Forgets files that are gone, trims the record cache, and writes the state if it changed.
     private func finishState(initial: StoreState, catalog: [String: ModelEntry], warnings: inout [String]) {
-        let wanted = Set(manifest.models.compactMap { spec in catalog[spec.id].map { StoreState.recordKey(spec.id, $0.version) } })
         let final: StoreState = state.withLock { s in
             for id in s.models.keys where FileIdentity.of(layout.modelFile(id)) == nil { s.models[id] = nil }
+            // Keep records only for catalog versions that are not installed (skipped, blocked or
+            // failed models are checked again every run). An installed, current model never needs
+            // its record again, and caching it made every run decode thousands of records.
+            let wanted = Set(manifest.models.compactMap { spec -> String? in
+                guard let entry = catalog[spec.id], s.models[spec.id]?.version != entry.version else { return nil }
+                return StoreState.recordKey(spec.id, entry.version)
+            })
             s.trimRecords(keeping: wanted)
             return s
         }

@@ -52,7 +52,7 @@ public enum StateFile {
     /// - Throws: `APIError.fileSystem` when the file cannot be written.
     public static func write(_ state: StoreState, to layout: StoreLayout) throws {
         let encoder = JSONEncoder()
-        encoder.outputFormatting = [.prettyPrinted, .sortedKeys]
+        encoder.outputFormatting = [.sortedKeys] // compact: read on every run
         let data = try encoder.encode(state)
         let temp = layout.metadataDirectory.appendingPathComponent("state.json.tmp.\(UUID().uuidString.prefix(8))")
         let fd = open(temp.path, O_WRONLY | O_CREAT | O_EXCL, 0o644)

@@ -20,7 +20,8 @@ struct ReconcilerTests {
         #expect(state.models["a"]?.version == "1.0.0")
         #expect(state.models["a"]?.sha256 == registry.entry("a")?.sha256)
         #expect(state.models["b"]?.identity == FileIdentity.of(store.file("b")))
-        #expect(Set(state.records.keys) == ["a@1.0.0", "b@2.1.0"])
+        // Installed, current models need no cached record (it is only kept for what is not installed).
+        #expect(state.records.isEmpty)
         #expect(registry.calls.sorted() == ["download a", "download b", "get a", "get b", "list"])
         #expect(report.bytesDownloaded == Int64("a 1.0.0 weights".utf8.count + "b 2.1.0 weights".utf8.count))
     }
@@ -73,7 +74,23 @@ struct ReconcilerTests {
         #expect(report["a"]?.status == .replaced(from: "1.0.0", to: "1.1.0"))
         #expect(store.contents("a") == "a 1.1.0 weights")
         #expect(store.readState()?.models["a"]?.version == "1.1.0")
-        #expect(store.readState()?.records.keys.sorted() == ["a@1.1.0"])
+        #expect(store.readState()?.records.isEmpty == true)
+    }
+
+    @Test("the record of a model that is not installed (incompatible) is cached, so later runs make one request")
+    func recordCacheForSkipped() async throws {
+        let store = TestStore()
+        let registry = FakeRegistry(storageDirectory: store.url)
+        registry.publish("a", "1.0.0")
+        registry.publish("watch-only", "2.0.0", platforms: [.watchos])
+        let reconciler = Fixture.reconciler(store, registry, [ModelSpec(id: "a"), ModelSpec(id: "watch-only")])
+        let first = await reconciler.run()
+        #expect(first["watch-only"]?.status == .skipped)
+        #expect(store.readState()?.records.keys.sorted() == ["watch-only@2.0.0"])
+        let callsBefore = registry.calls.count
+        let second = await reconciler.run()
+        #expect(second["watch-only"]?.status == .skipped)
+        #expect(Array(registry.calls.dropFirst(callsBefore)) == ["list"])
     }
 
     @Test("an entry removed from the manifest is pruned; files the agent never installed stay")
