@@ -69,6 +69,7 @@ struct CredentialTests {
         }
         defer { target.stop(); storage.stop() }
         try s.writeManifest(models: ["alpha", "gamma"], extraEntries: [#"{"id": "beta", "session": {"env": "TEST_SESSION"}}"#])
+        s.registry.privateIds = ["beta"]
         s.registry.setOverride { request, registry in
             guard request.path.hasPrefix("/api/download/"), let m = registry.model(String(request.path.dropFirst("/api/download/".count))) else { return nil }
             return ScriptedOrigin.json(registry.ticketJSON(m, url: "http://127.0.0.1:\(storage.port)/blobs/\(m.id)?sig=SIGNATURESECRETxyz"))
@@ -110,6 +111,7 @@ struct CredentialTests {
     func noSecretsInOutput(index: Int) async throws {
         let s = try ScriptedSync()
         try s.writeManifest(models: ["alpha", "gamma"], extraEntries: [#"{"id": "beta", "session": {"env": "TEST_SESSION"}}"#])
+        s.registry.privateIds = ["beta"]
         let token = "mks_SessionTokenSecret0123456789"
         var env = s.environment
         env["TEST_SESSION"] = token

@@ -52,6 +52,8 @@ struct IdentifierTests {
         let s = try ScriptedSync(prune: #"{"mode": "all", "maxDeletes": 50}"#)
         try s.writeManifest(models: ["alpha"], prune: #"{"mode": "all", "maxDeletes": 50}"#)
         let outside = s.scratch.file("x.bin")
+        #expect(try await s.run().status == 0)
+        let before = StoreSnapshot.capture(s.store)
         s.registry.setOverride { request, registry in
             let alpha = registry.model("alpha")!
             if request.path == "/api/models" {
@@ -63,8 +65,11 @@ struct IdentifierTests {
             return nil
         }
         let result = try await s.run()
-        #expect(result.status == 0 || result.status == 3, "\(result.all)")
-        #expect(FileManager.default.contents(atPath: s.store.appendingPathComponent("alpha.bin").path) == s.expected("alpha"))
+        // The SDK rejects the whole catalog (exit 1, naming the bad entry) or skips the bad
+        // entries; either way no hostile id reaches the file system and nothing is lost.
+        #expect(result.status == 0 || result.status == 1, "\(result.all)")
+        if result.status == 1 { #expect(result.stderr.contains("invalid modelId"), "\(result.stderr)") }
+        Invariants.expectStandardOutcome(store: s.store, before: before, failed: [], synced: ["alpha": s.expected("alpha")])
         #expect(!FileManager.default.fileExists(atPath: outside.path))
         #expect(Invariants.strays(s.store, allowed: ["alpha.bin"]).isEmpty, "\(Invariants.strays(s.store, allowed: ["alpha.bin"]))")
         #expect(!s.registry.requests.contains { $0.path.hasPrefix("/api/download/") && $0.path != "/api/download/alpha" })

@@ -102,8 +102,9 @@ struct RegistryAnswerTests {
         let before = try await f.syncOnce()
         try f.publishNewVersion("beta", version: "1.5.0", seed: 501)   // the registry rolls back
         let refused = try await f.run(["sync"])
-        #expect(refused.status != 0, "\(refused.all)")
-        #expect(refused.all.contains("beta"))
+        // Refused: beta keeps 2.0.0 (same file), with a warning naming it and what to do.
+        #expect(refused.status == 0, "\(refused.all)")
+        #expect(refused.stderrLines.contains { $0.contains("beta") && $0.contains("rollback refused") && $0.contains("pin") }, "\(refused.stderr)")
         Invariants.expectStandardOutcome(store: f.store, before: before, failed: ["beta"], synced: ["alpha": f.expected("alpha"), "gamma": f.expected("gamma")])
         // Pinning exactly 1.5.0 allows it.
         try f.writeManifest(models: ["alpha", "gamma"], extraEntries: [#"{"id": "beta", "version": "1.5.0"}"#])

@@ -84,3 +84,26 @@ final class TmpfsMount: @unchecked Sendable {
 
     deinit { unmount() }
 }
+
+/// Another process holding `flock` on a file: `sh` opens it on fd 9, `flock 9` takes the
+/// lock on that open file, and `exec sleep` keeps it — so the lock lives exactly as long as
+/// the one process this test started (and dies with it on `kill -9`).
+final class LockHolder: @unchecked Sendable {
+    let running: CLIProcess.Running
+
+    init(_ file: URL, in directory: URL) throws {
+        running = try CLIProcess.start(["-c", "exec 9>>\"$0\" && flock -n 9 && echo locked && exec sleep 60", file.path],
+                                       executable: URL(fileURLWithPath: "/bin/sh"), in: directory)
+        let deadline = Date().addingTimeInterval(10)
+        while !running.out.text.contains("locked") && running.isRunning && Date() < deadline { usleep(10_000) }
+    }
+
+    var holds: Bool { running.isRunning && running.out.text.contains("locked") }
+
+    func kill() { if running.isRunning { running.send(SIGKILL) } }
+
+    func killAndWait() async {
+        kill()
+        _ = await running.finish(timeout: 5)
+    }
+}

@@ -16,6 +16,8 @@ final class ScriptedRegistry: @unchecked Sendable {
     private let lock = NSLock()
     private var models: [Model]
     private var override: Override?
+    /// Models whose record says `"visibility": "private"` (downloads then carry the session).
+    var privateIds: Set<String> = []
     private(set) var origin: ScriptedOrigin!
 
     init(models: [Model]) throws {
@@ -49,7 +51,7 @@ final class ScriptedRegistry: @unchecked Sendable {
     }
 
     func recordJSON(_ m: Model) -> String {
-        #"{"modelId": "\#(m.id)", "version": "\#(m.version)", "size": \#(m.bytes.count), "sha256": "\#(m.sha256)", "compatibility": {"platforms": ["linux"]}, "lifecycle": {"status": "production", "sunsetAt": null}, "visibility": "public"}"#
+        #"{"modelId": "\#(m.id)", "version": "\#(m.version)", "size": \#(m.bytes.count), "sha256": "\#(m.sha256)", "compatibility": {"platforms": ["linux"]}, "lifecycle": {"status": "production", "sunsetAt": null}, "visibility": "\#(privateIds.contains(m.id) ? "private" : "public")"}"#
     }
 
     func ticketJSON(_ m: Model, url: String? = nil) -> String {
