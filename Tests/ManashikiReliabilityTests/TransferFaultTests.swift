@@ -156,10 +156,10 @@ struct TransferFaultTests {
         #expect(f.registry.requestLog().filter { $0.path == "/api/download/beta" }.count == 3)
     }
 
-    /// Retry-After values: delta-seconds, an HTTP date ~20 s ahead, absurdly large, garbage.
+    /// Retry-After values: delta-seconds, an HTTP date ~25 s ahead, absurdly large, garbage.
     static let retryAfters: [(String, ClosedRange<Int>)] = [
         ("7", 7...7),
-        ("DATE+20", 15...21),
+        ("DATE+25", 5...26)   // parsed as a date (not backoff), under the cap even if the run starts late,
         ("99999999999999999999", 30...30),   // capped at maxRetryAfter (30 s here)
         ("soon, maybe", 0...3),              // unparseable: ordinary backoff (base 1 s, max +25 % jitter… capped)
     ]
@@ -167,12 +167,12 @@ struct TransferFaultTests {
     @Test("429 with Retry-After in seconds, as a date, absurdly large or garbage: honoured within the cap", arguments: 0..<4)
     func rateLimited(index: Int) async throws {
         var (raw, range) = Self.retryAfters[index]
-        if raw == "DATE+20" {
+        if raw == "DATE+25" {
             let formatter = DateFormatter()
             formatter.locale = Locale(identifier: "en_US_POSIX")
             formatter.timeZone = TimeZone(identifier: "GMT")
             formatter.dateFormat = "EEE, dd MMM yyyy HH:mm:ss 'GMT'"
-            raw = formatter.string(from: Date().addingTimeInterval(20))
+            raw = formatter.string(from: Date().addingTimeInterval(25))
         }
         let header = raw
         let scripted = try ScriptedRegistry(models: [.init(id: "beta", version: "1.0.0", bytes: Data(repeating: 3, count: 5000))])
