@@ -40,7 +40,6 @@ cat >"$work/manashiki.json" <<JSON
   "schemaVersion": 1,
   "registry": {"baseURL": "$api", "apiKey": {"env": "MANASHIKI_API_KEY"}},
   "store": {"directory": "models", "concurrency": 2, "prune": {"mode": "tracked", "maxDeletes": 5}},
-  "device": {"platform": "linux"},
   "models": [
     {"id": "whisper-tiny-en", "version": "^1.0"},
     {"id": "distil-small-en"}

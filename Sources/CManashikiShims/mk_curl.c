@@ -19,6 +19,7 @@ enum {
     MK_CURLOPT_HEADERFUNCTION = 20079, MK_CURLOPT_BUFFERSIZE = 98, MK_CURLOPT_NOSIGNAL = 99,
     MK_CURLOPT_POSTFIELDSIZE_LARGE = 30120, MK_CURLOPT_PROTOCOLS = 181, MK_CURLOPT_TCP_KEEPALIVE = 213,
     MK_CURLOPT_XFERINFODATA = 10057, MK_CURLOPT_XFERINFOFUNCTION = 20219, MK_CURLOPT_PROTOCOLS_STR = 10318,
+    MK_CURLOPT_SUPPRESS_CONNECT_HEADERS = 265,
 };
 enum { MK_CURLPROTO_HTTP = 1, MK_CURLPROTO_HTTPS = 2, MK_CURL_GLOBAL_DEFAULT = 3 };
 
@@ -141,6 +142,8 @@ int mk_curl_perform(const mk_curl_request *r, mk_curl_header_cb on_header, mk_cu
     if (api.easy_setopt(h, MK_CURLOPT_PROTOCOLS_STR, "http,https") != 0)
         api.easy_setopt(h, MK_CURLOPT_PROTOCOLS, (long)(MK_CURLPROTO_HTTP | MK_CURLPROTO_HTTPS));
     api.easy_setopt(h, MK_CURLOPT_TCP_KEEPALIVE, 1L);
+    // Behind an HTTPS proxy, never pass the proxy's CONNECT answer off as the server's.
+    api.easy_setopt(h, MK_CURLOPT_SUPPRESS_CONNECT_HEADERS, 1L);
     api.easy_setopt(h, MK_CURLOPT_BUFFERSIZE, 512L * 1024L);
     api.easy_setopt(h, MK_CURLOPT_CONNECTTIMEOUT, r->connect_timeout_seconds);
     if (r->idle_timeout_seconds > 0) {

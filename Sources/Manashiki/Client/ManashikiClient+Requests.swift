@@ -56,6 +56,8 @@ extension ManashikiClient {
                 // API answer from elsewhere would not be trustworthy either.
                 throw APIError.refusedURL("the registry redirected to another origin (\(URLPolicy.origin(of: next))); the API key is only ever sent to \(URLPolicy.origin(of: baseURL))")
             }
+            // The session token belongs to the download endpoint only (CONTRACT §3).
+            if next.path != request.url.path { request.headers["Authorization"] = nil }
             request.url = next
             if response.status == 303 || ((response.status == 301 || response.status == 302) && request.method == "POST") {
                 request.method = "GET"

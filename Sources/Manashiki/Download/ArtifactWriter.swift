@@ -65,7 +65,8 @@ final class ArtifactWriter: HTTPBodyConsumer, @unchecked Sendable {
                 throw StorageSignal.restartFromZero
             }
             if let total = range.total {
-                if let expectedSize, total != expectedSize { throw APIError.bodyTooLong(expected: expectedSize) }
+                if let expectedSize, total > expectedSize { throw APIError.bodyTooLong(expected: expectedSize) }
+                if let expectedSize, total < expectedSize { throw APIError.bodyTooShort(expected: expectedSize, received: total) }
                 declaredTotal = total
             } else {
                 declaredTotal = nil

@@ -106,6 +106,9 @@ extension ManashikiClient {
                     ticket = try await resolveDownload(modelId, session: session, expecting: expecting ?? ExpectedArtifact(sha256: ticket.sha256, size: ticket.size, version: ticket.version))
                     url = try Self.checkedStorageURL(ticket.downloadUrl)
                     redirects = 0
+                    // Without a digest nothing proves the fresh URL serves the same artifact, so
+                    // the bytes already on disk cannot be trusted as its prefix.
+                    if (expecting?.sha256 ?? ticket.sha256) == nil { try writer.restart() }
                 case .restartFromZero:
                     try writer.restart()
                     resumes += 1
@@ -136,14 +139,17 @@ extension ManashikiClient {
         }
         try Task.checkCancellation()
         try POSIX.sync(fd, path: partialPath)
+        let stamp = FileStamp.of(fd: fd) // mtime and inode survive the rename
         close(fd)
         open = false
         try store.install(partial: partialName, as: modelId)
         installed = true
         let localURL = store.modelURL(modelId)
         Self.excludeFromBackup(localURL)
-        return DownloadedModel(modelId: modelId, localURL: localURL, sha256: digest, size: writer.written,
-                               version: ticket.version, verified: expectedDigest != nil)
+        var model = DownloadedModel(modelId: modelId, localURL: localURL, sha256: digest, size: writer.written,
+                                    version: ticket.version, verified: expectedDigest != nil)
+        model.fileStamp = stamp
+        return model
     }
 
     /// Opens the storage directory, falling back to a temporary directory when the default

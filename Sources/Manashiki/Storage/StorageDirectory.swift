@@ -56,6 +56,33 @@ package final class StorageDirectory: @unchecked Sendable {
             close(fd)
             throw error
         }
+        Self.excludeFromBackup(url.appendingPathComponent(Self.privateFolder, isDirectory: true))
+        abandonedPartialsRemoved = removeAbandonedPartials()
+    }
+
+    /// Partial files removed when the directory was opened (left by a killed process).
+    package private(set) var abandonedPartialsRemoved: [String] = []
+
+    /// Removes partial files that no live download holds (their flock can be taken), so a
+    /// process killed mid-download (common on iOS) does not leak disk space. Returns their names.
+    package func removeAbandonedPartials() -> [String] {
+        var removed: [String] = []
+        let names = (try? FileManager.default.contentsOfDirectory(atPath: partialPath(""))) ?? []
+        for name in names where name.hasSuffix("." + Self.partialExtension) {
+            let fd = openat(partialFD, name, O_RDONLY | O_NOFOLLOW | O_CLOEXEC)
+            guard fd >= 0 else { continue }
+            defer { close(fd) }
+            guard flock(fd, LOCK_EX | LOCK_NB) == 0, isStillNamed(name, fd) else { continue }
+            if unlinkat(partialFD, name, 0) == 0 { removed.append(name) }
+        }
+        return removed.sorted()
+    }
+
+    /// Whether `name` in the partial folder is still the file open as `fd`.
+    private func isStillNamed(_ name: String, _ fd: Int32) -> Bool {
+        var open = stat(), named = stat()
+        guard fstat(fd, &open) == 0, fstatat(partialFD, name, &named, AT_SYMLINK_NOFOLLOW) == 0 else { return false }
+        return open.st_ino == named.st_ino && open.st_dev == named.st_dev && open.st_nlink > 0
     }
 
     deinit {
@@ -82,8 +109,13 @@ package final class StorageDirectory: @unchecked Sendable {
                 if errno == EEXIST || errno == EINTR { continue }
                 throw APIError.fileSystem(operation: "create a temporary file in", path: partialPath(""), code: errno)
             }
-            // Held until the file is installed or removed, so cleaners know it is live.
-            _ = flock(fd, LOCK_EX | LOCK_NB)
+            // Held until the file is installed or removed, so cleaners know it is live. A
+            // cleaner may have locked and unlinked the new file between openat and flock: then
+            // the name no longer refers to it, and we start again with another name.
+            guard flock(fd, LOCK_EX | LOCK_NB) == 0, isStillNamed(name, fd) else {
+                close(fd)
+                continue
+            }
             return (name, fd)
         }
         throw APIError.fileSystem(operation: "create a temporary file in", path: partialPath(""), code: EEXIST)
@@ -100,6 +132,16 @@ package final class StorageDirectory: @unchecked Sendable {
         let target = ModelID.fileName(for: modelId)
         try POSIX.call("install", modelURL(modelId).path) { renameat(partialFD, name, fd, target) }
         try POSIX.sync(fd, path: url.path)
+    }
+
+    /// Downloads in progress can be fetched again: keep them out of iCloud backups.
+    private static func excludeFromBackup(_ url: URL) {
+        #if canImport(Darwin)
+        var values = URLResourceValues()
+        values.isExcludedFromBackup = true
+        var u = url
+        try? u.setResourceValues(values)
+        #endif
     }
 
     private static func errnoOf(_ error: any Error) -> Int32 {

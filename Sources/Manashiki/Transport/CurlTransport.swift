@@ -73,6 +73,14 @@ final class CurlTransfer: @unchecked Sendable {
     private var finished = false
     private var waiter: CheckedContinuation<Void, Never>?
     private var finishWaiters: [CheckedContinuation<Void, Never>] = []
+    private var peakQueued = 0
+
+    /// The most body bytes that were ever waiting for the consumer (for tests of the bound).
+    var peakQueuedBytes: Int {
+        condition.lock()
+        defer { condition.unlock() }
+        return peakQueued
+    }
 
     // Owned by the curl thread.
     private var pending = Data()
@@ -160,12 +168,12 @@ final class CurlTransfer: @unchecked Sendable {
         while end > 0 && (raw[end - 1] == 0x0A || raw[end - 1] == 0x0D) { end -= 1 }
         let text = String(decoding: UnsafeRawBufferPointer(rebasing: raw[0..<end]), as: UTF8.self)
         if text.hasPrefix("HTTP/") {
-            // A new response (after 100 Continue, for example) starts over.
+            // A new response (after 100 Continue, or a proxy's CONNECT answer) starts over: the
+            // head is only handed on with the first body byte or at the end, so an interim
+            // head is replaced, never delivered.
             let parts = text.split(separator: " ", maxSplits: 2)
             statusLine = parts.count >= 2 ? Int(parts[1]) : nil
             headerFields = HTTPHeaders()
-        } else if text.isEmpty {
-            if let status = statusLine, status >= 200 { flushHeadIfNeeded() }
         } else if let colon = text.firstIndex(of: ":") {
             let name = String(text[..<colon]).trimmingCharacters(in: .whitespaces)
             let value = String(text[text.index(after: colon)...]).trimmingCharacters(in: .whitespaces)
@@ -175,7 +183,7 @@ final class CurlTransfer: @unchecked Sendable {
     }
 
     private func flushHeadIfNeeded() {
-        guard !headSent, let status = statusLine else { return }
+        guard !headSent, let status = statusLine, status >= 200 else { return }
         headSent = true
         enqueue(.head(HTTPResponseHead(status: status, headers: headerFields)), bytes: 0)
     }
@@ -205,6 +213,7 @@ final class CurlTransfer: @unchecked Sendable {
         }
         events.append(event)
         queuedBytes += bytes
+        peakQueued = max(peakQueued, queuedBytes)
         let w = waiter
         waiter = nil
         condition.unlock()

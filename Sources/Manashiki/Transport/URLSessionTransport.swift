@@ -50,7 +50,14 @@ public struct URLSessionTransport: HTTPTransport {
         defer { box.delegate.unregister(task) }
         try await withTaskCancellationHandler {
             task.resume()
-            try await pump.run(into: consumer, host: request.url.host ?? "?")
+            do {
+                try await pump.run(into: consumer, host: request.url.host ?? "?")
+            } catch {
+                // The consumer stopped (too many bytes, a wrong range, a full disk…): stop the
+                // transfer too, or it would keep reading, or stay suspended holding a connection.
+                task.cancel()
+                throw error
+            }
         } onCancel: {
             task.cancel()
         }

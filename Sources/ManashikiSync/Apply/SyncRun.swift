@@ -42,6 +42,7 @@ final class SyncRun: Sendable {
         do {
             lock = try await StoreLock.acquire(layout, timeout: options.lockTimeout, pollInterval: options.lockPollInterval, sleep: options.sleep)
         } catch {
+            if error is CancellationError || Task.isCancelled { return SyncReport(outcome: .cancelled) }
             return SyncReport(outcome: .failed, runFailure: SyncFailure(error))
         }
         guard let lock else {
@@ -62,6 +63,9 @@ final class SyncRun: Sendable {
         case .missing: break
         case .loaded(let s): initial = s
         case .unusable(let why): warnings.append("\(why); every model file is re-hashed")
+        case .newer(let version):
+            return SyncReport(outcome: .failed, runFailure: SyncFailure(kind: .terminal, message: StateFile.newerFormatMessage(version)),
+                              cleanedLeftovers: cleaned, warnings: warnings)
         }
         state.withLock { $0 = initial }
         let identities = StoreScanner.identities(layout)
@@ -236,7 +240,10 @@ final class SyncRun: Sendable {
             guard downloaded.sha256 == target.sha256 else {
                 return fail(SyncFailure(APIError.integrityMismatch(expected: target.sha256, actual: downloaded.sha256)))
             }
-            guard let identity = FileIdentity.of(layout.modelFile(id)) else {
+            // The identity of the file we wrote (taken before the rename), not of whatever is at
+            // the path now: a file swapped in by someone else is then noticed and re-hashed.
+            let stamped = downloaded.fileStamp.map { FileIdentity(size: $0.size, mtimeNanoseconds: $0.mtimeNanoseconds, inode: $0.inode) }
+            guard let identity = stamped ?? FileIdentity.of(layout.modelFile(id)) else {
                 return fail(SyncFailure(kind: .terminal, message: "the download reported success but \(layout.modelFile(id).path) is missing"))
             }
             bytesDownloaded.withLock { $0 += downloaded.size }

@@ -31,12 +31,21 @@ public struct DeviceProfile: Sendable, Hashable, Codable {
 
     /// The machine this code runs on: `Platform.current`, the OS version from `ProcessInfo`
     /// and the physical memory.
+    ///
+    /// On Linux (and other non-Apple systems) the OS version is left unknown, so `min_os` is not
+    /// enforced: `ProcessInfo` reports the kernel release there (6.x), which is not the OS
+    /// release that a record's `min_os` means. Set `device.osVersion` in the manifest to check it.
     public static var current: DeviceProfile {
         let info = ProcessInfo.processInfo
+        #if canImport(Darwin)
         let v = info.operatingSystemVersion
+        let osVersion: String? = "\(v.majorVersion).\(v.minorVersion).\(v.patchVersion)"
+        #else
+        let osVersion: String? = nil
+        #endif
         return DeviceProfile(
             platform: Platform.current,
-            osVersion: "\(v.majorVersion).\(v.minorVersion).\(v.patchVersion)",
+            osVersion: osVersion,
             memoryMB: Int(info.physicalMemory / (1 << 20))
         )
     }

@@ -1,4 +1,5 @@
 import Foundation
+import Manashiki
 #if canImport(Glibc)
 import Glibc
 #elseif canImport(Musl)
@@ -16,16 +17,9 @@ public enum LeftoverCleaner {
     /// Removes leftovers and returns the names removed.
     @discardableResult
     public static func clean(_ layout: StoreLayout) -> [String] {
-        var removed: [String] = []
+        // The SDK removes partial files nobody holds whenever it opens the storage directory.
+        var removed = ((try? StorageDirectory(url: layout.directory))?.abandonedPartialsRemoved ?? []).map { "partial/\($0)" }
         let fm = FileManager.default
-        for name in (try? fm.contentsOfDirectory(atPath: layout.partialDirectory.path)) ?? [] where name.hasSuffix(".partial") {
-            let path = layout.partialDirectory.appendingPathComponent(name).path
-            guard let info = POSIXFile.lstatInfo(path), POSIXFile.isRegular(info) else { continue }
-            let fd = open(path, O_RDONLY | O_CLOEXEC)
-            guard fd >= 0 else { continue }
-            if POSIXFile.tryLock(fd), unlink(path) == 0 { removed.append("partial/\(name)") }
-            close(fd)
-        }
         for name in (try? fm.contentsOfDirectory(atPath: layout.metadataDirectory.path)) ?? [] where name.hasPrefix("state.json.tmp") {
             if unlink(layout.metadataDirectory.appendingPathComponent(name).path) == 0 { removed.append(name) }
         }

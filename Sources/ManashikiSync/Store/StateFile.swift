@@ -19,9 +19,12 @@ public enum StateFile {
         case missing
         /// The state.
         case loaded(StoreState)
-        /// A state file that cannot be used (corrupt, or written by a newer version); the store
-        /// is then treated as unknown and every file is re-hashed.
+        /// A state file that cannot be used (corrupt); the store is then treated as unknown and
+        /// every file is re-hashed.
         case unusable(String)
+        /// A state file written by a newer agent (this format version): never overwrite it;
+        /// the agent must be upgraded.
+        case newer(Int)
     }
 
     /// Reads the state file of `layout`.
@@ -31,12 +34,18 @@ public enum StateFile {
         guard let header = try? JSONDecoder().decode(Header.self, from: data) else {
             return .unusable("state.json is not valid JSON")
         }
+        if header.formatVersion > StoreState.currentFormatVersion { return .newer(header.formatVersion) }
         guard header.formatVersion == StoreState.currentFormatVersion else {
             return .unusable("state.json has format version \(header.formatVersion); this version reads \(StoreState.currentFormatVersion)")
         }
         do { return .loaded(try JSONDecoder().decode(StoreState.self, from: data)) } catch {
             return .unusable("state.json could not be decoded")
         }
+    }
+
+    /// What to tell a person whose store was written by a newer agent.
+    public static func newerFormatMessage(_ version: Int) -> String {
+        "the store's state file was written by a newer manashiki-sync (format \(version); this one reads \(StoreState.currentFormatVersion)); upgrade this agent — nothing was changed"
     }
 
     /// Writes `state` atomically.

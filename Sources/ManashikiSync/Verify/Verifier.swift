@@ -46,6 +46,7 @@ public enum Verifier {
         case .missing: note = "no state file: every model file is reported as unknown"
         case .loaded(let s): state = s
         case .unusable(let why): note = why
+        case .newer(let version): note = StateFile.newerFormatMessage(version)
         }
         let identities = StoreScanner.identities(layout)
         var urls: [String: URL] = [:]

@@ -36,6 +36,7 @@ public struct StatusCommand: Sendable {
         case .missing: note = FileManager.default.fileExists(atPath: layout.directory.path)
             ? "no state file: nothing recorded by a sync yet" : "the store does not exist yet: run `manashiki-sync sync`"
         case .unusable(let why): note = "\(why): the next sync re-hashes every file"
+        case .newer(let version): note = StateFile.newerFormatMessage(version)
         }
         let rows = Self.rows(state: state, identities: StoreScanner.identities(layout), manifest: manifest)
         let lastRun = LastRunRecord.read(layout)

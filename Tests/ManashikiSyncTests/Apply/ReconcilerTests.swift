@@ -25,6 +25,21 @@ struct ReconcilerTests {
         #expect(report.bytesDownloaded == Int64("a 1.0.0 weights".utf8.count + "b 2.1.0 weights".utf8.count))
     }
 
+    @Test("a state file written by a newer agent stops the run and is never overwritten")
+    func newerStateFile() async throws {
+        let store = TestStore()
+        let registry = FakeRegistry(storageDirectory: store.url)
+        registry.publish("a", "1.0.0")
+        try store.layout.prepare()
+        let newer = Data(#"{"formatVersion": 2, "models": {}, "future": true}"#.utf8)
+        try newer.write(to: store.layout.stateFile)
+        let report = await Fixture.reconciler(store, registry, [ModelSpec(id: "a")]).run()
+        #expect(report.outcome == .failed)
+        #expect(report.runFailure?.message.contains("upgrade this agent") == true)
+        #expect(try Data(contentsOf: store.layout.stateFile) == newer)
+        #expect(!FileManager.default.fileExists(atPath: store.file("a").path))
+    }
+
     @Test("a no-op sync makes exactly one API request and re-hashes nothing")
     func noOp() async throws {
         let store = TestStore()

@@ -33,7 +33,13 @@ struct DeviceProfileTests {
     func current() {
         let me = DeviceProfile.current
         #expect(me.platform == Platform.current)
+        #if canImport(Darwin)
         #expect(ModelVersion(me.osVersion ?? "") != nil)
+        #else
+        // The kernel release is not an OS release: min_os is not enforced on Linux by default.
+        #expect(me.osVersion == nil)
+        #expect(me.incompatibilities(with: ModelCompatibility(platforms: [.linux], minOs: "16.0")).isEmpty)
+        #endif
         #expect((me.memoryMB ?? 0) > 0)
     }
 }

@@ -345,6 +345,36 @@ struct DownloadModelTests {
         #expect(try FileManager.default.contentsOfDirectory(atPath: real.url.path).isEmpty)
     }
 
+    @Test("partial files nobody holds are removed when the store is opened; a held one stays")
+    func abandonedPartials() async throws {
+        defer { dir.cleanup() }
+        let partial = dir.url.appendingPathComponent(".manashiki/partial")
+        try FileManager.default.createDirectory(at: partial, withIntermediateDirectories: true)
+        try Data("killed mid-download".utf8).write(to: partial.appendingPathComponent("tiny.0123456789abcdef.partial"))
+        let held = partial.appendingPathComponent("other.fedcba9876543210.partial")
+        try Data("live".utf8).write(to: held)
+        let fd = open(held.path, O_RDONLY)
+        defer { close(fd) }
+        #expect(flock(fd, LOCK_EX | LOCK_NB) == 0)
+        let s = ScriptedStorage(size: 100)
+        let (client, _) = try client(s)
+        _ = try await client.downloadModel("tiny")
+        #expect(leftovers() == ["other.fedcba9876543210.partial"])
+    }
+
+    @Test("the session token is not carried on an API redirect to another path")
+    func bearerNotRedirected() async throws {
+        defer { dir.cleanup() }
+        let s = ScriptedStorage(size: 100)
+        let (client, mock) = try makeClient(storage: dir.url) { request in
+            if request.url.path == "/api/download/tiny" { return MockResponse(status: 307, headers: ["Location": "/elsewhere/tiny"]) }
+            return try await s.handler(request)
+        }
+        _ = try? await client.downloadModel("tiny", session: "mks_token")
+        #expect(mock.requests.first?.headers["Authorization"] == "Bearer mks_token")
+        #expect(mock.requests.dropFirst().allSatisfy { $0.headers["Authorization"] == nil })
+    }
+
     @Test("cancellation before the transfer ends removes the temporary file and keeps the previous one")
     func cancellation() async throws {
         defer { dir.cleanup() }

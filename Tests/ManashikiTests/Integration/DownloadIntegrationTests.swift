@@ -28,7 +28,10 @@ struct DownloadIntegrationTests {
         let previous = try await f.installFirstCopy()
         f.registry.setFault(.wrongDigest(), modelId: "tiny", endpoint: .download)
         await #expect(throws: APIError.self) { _ = try await f.client().downloadModel("tiny") }
-        do { _ = try await f.client().downloadModel("tiny") } catch APIError.integrityMismatch(let expected, let actual) {
+        do {
+            _ = try await f.client().downloadModel("tiny")
+            Issue.record("a wrong digest must not install")
+        } catch APIError.integrityMismatch(let expected, let actual) {
             #expect(expected != actual && actual == f.registry.sha256(modelId: "tiny"))
         }
         #expect(try f.previousIsIntact(previous))
