@@ -24,7 +24,14 @@ struct CrashAndConcurrencyTests {
             }
             f.registry.setFault(.slowDrip(chunkBytes: 16 << 10, intervalMilliseconds: 15), modelId: nil, endpoint: .storage)
             let running = try f.start()
-            try await Task.sleep(for: .milliseconds(Int.random(in: 0...350, using: &generator)))
+            if round.isMultiple(of: 2) {
+                // Even rounds: a random point from the start (startup, lock, planning, transfer).
+                try await Task.sleep(for: .milliseconds(Int.random(in: 0...350, using: &generator)))
+            } else {
+                // Odd rounds: a random point once a transfer is under way.
+                _ = await running.wait(timeout: 10) { f.registry.openDownloads > 0 }
+                try await Task.sleep(for: .milliseconds(Int.random(in: 0...120, using: &generator)))
+            }
             if f.registry.openDownloads > 0 { killedMidTransfer += 1 }
             running.send(SIGKILL)
             let killed = await running.finish(timeout: 10)

@@ -159,7 +159,7 @@ struct TransferFaultTests {
     /// Retry-After values: delta-seconds, an HTTP date ~25 s ahead, absurdly large, garbage.
     static let retryAfters: [(String, ClosedRange<Int>)] = [
         ("7", 7...7),
-        ("DATE+25", 5...26)   // parsed as a date (not backoff), under the cap even if the run starts late,
+        ("DATE+25", 5...26),  // parsed as a date (not backoff), under the cap even if the run starts late
         ("99999999999999999999", 30...30),   // capped at maxRetryAfter (30 s here)
         ("soon, maybe", 0...3),              // unparseable: ordinary backoff (base 1 s, max +25 % jitter… capped)
     ]
