@@ -43,6 +43,11 @@ let package = Package(
         .testTarget(name: "ManashikiRegistryTests", dependencies: ["ManashikiRegistry", "Manashiki"]),
         .testTarget(name: "ManashikiSyncTests", dependencies: ["ManashikiSync", "Manashiki", "ManashikiTestSupport", "ManashikiRegistry"]),
         .testTarget(name: "ManashikiSyncCLITests", dependencies: ["ManashikiSyncCLI", "ManashikiSync", "ManashikiRegistry", "manashiki-sync"]),
+        // Failure injection, crashes, file-system hazards and secrets (README "Reliability").
+        .testTarget(
+            name: "ManashikiReliabilityTests",
+            dependencies: ["Manashiki", "ManashikiSync", "ManashikiSyncCLI", "ManashikiRegistry", "ManashikiTestSupport", "manashiki-sync"]
+        ),
     ],
     swiftLanguageModes: [.v6]
 )

@@ -48,7 +48,7 @@ struct ReconcileRun: Sendable {
         case .partialFailure: return (.partialFailure, word)
         case .failed, .refused: return (.failure, word)
         case .locked: return (.locked, word)
-        case .cancelled: return (.interrupted, word)
+        case .cancelled: return (SignalTrap.caughtExitCode ?? .interrupted, word)
         }
     }
 

@@ -35,7 +35,7 @@ public struct SyncCommand: Sendable {
             return code != .usage
         }
         // A signal while waiting ends the loop cleanly; one during a run reports the interruption.
-        return last.value == .interrupted || last.value == .usage ? last.value : .success
+        return last.value == .interrupted || last.value == .terminated || last.value == .usage ? last.value : .success
     }
 
     /// One sync, with its last-run record.

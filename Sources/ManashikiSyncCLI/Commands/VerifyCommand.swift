@@ -68,7 +68,7 @@ public struct VerifyCommand: Sendable {
         lock.release()
         let (syncCode, _) = await ReconcileRun(context: context, manifest: manifest, key: key, command: "verify", dryRun: false,
                                                  jsonSummary: false).perform()
-        if syncCode == .locked || syncCode == .interrupted || syncCode == .usage { return syncCode }
+        if syncCode == .locked || syncCode == .interrupted || syncCode == .terminated || syncCode == .usage { return syncCode }
         guard let second = await check(layout, manifest: manifest) else { return .locked }
         findings = second.0
         bytes += second.1

@@ -27,10 +27,31 @@ public final class SignalTrap: @unchecked Sendable {
                 let first = self.caught == nil
                 if first { self.caught = number }
                 self.lock.unlock()
+                if first { SignalTrap.record(number) }
                 if first { onSignal(number) } else { _exit(128 + number) }
             }
             source.resume()
             sources.append(source)
+        }
+    }
+
+    private static let processLock = NSLock()
+    nonisolated(unsafe) private static var processCaught: Int32?
+
+    private static func record(_ number: Int32) {
+        processLock.lock(); defer { processLock.unlock() }
+        if processCaught == nil { processCaught = number }
+    }
+
+    /// The exit code for the first signal any trap in this process caught (nil if none), so
+    /// that summaries written before the trap is consulted name the right status (143 for
+    /// SIGTERM, not 130).
+    public static var caughtExitCode: ExitCode? {
+        processLock.lock(); defer { processLock.unlock() }
+        switch processCaught {
+        case SIGINT?: return .interrupted
+        case SIGTERM?: return .terminated
+        default: return nil
         }
     }
 

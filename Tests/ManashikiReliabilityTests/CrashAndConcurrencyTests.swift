@@ -1,0 +1,169 @@
+import Foundation
+import Testing
+import Manashiki
+import ManashikiRegistry
+#if canImport(Glibc)
+import Glibc
+#endif
+
+/// Kills, signals, overlapping runs, locks, and the durability order. Serialized: these send
+/// signals and trace processes, and each cleans up its children even on failure. Covered
+/// elsewhere: StoreLock semantics in-process (ManashikiSyncTests StoreLockTests) and leftover
+/// cleaning rules (LeftoverCleanerTests).
+@Suite("Reliability: crashes and concurrency", .serialized)
+struct CrashAndConcurrencyTests {
+    @Test("kill -9 at random points during 20 syncs: every rerun completes, every file verifies, no stray files")
+    func killNine() async throws {
+        let f = try SyncFixture()
+        var generator = SystemRandomNumberGenerator()
+        var killedMidTransfer = 0
+        for round in 0..<20 {
+            // A new version of every model each round, so each round has transfers to interrupt.
+            for (i, id) in ["alpha", "beta", "gamma"].enumerated() {
+                try f.publishNewVersion(id, version: "1.\(round + 1).0", seed: UInt64(1000 + round * 3 + i))
+            }
+            f.registry.setFault(.slowDrip(chunkBytes: 16 << 10, intervalMilliseconds: 15), modelId: nil, endpoint: .storage)
+            let running = try f.start()
+            if round.isMultiple(of: 2) {
+                // Even rounds: a random point from the start (startup, lock, planning, transfer).
+                try await Task.sleep(for: .milliseconds(Int.random(in: 0...350, using: &generator)))
+            } else {
+                // Odd rounds: a random point once a transfer is under way.
+                _ = await running.wait(timeout: 10) { f.registry.openDownloads > 0 }
+                try await Task.sleep(for: .milliseconds(Int.random(in: 0...120, using: &generator)))
+            }
+            if f.registry.openDownloads > 0 { killedMidTransfer += 1 }
+            running.send(SIGKILL)
+            let killed = await running.finish(timeout: 10)
+            #expect(killed.signalled || killed.status == 0, "round \(round): \(killed.status)")
+            f.registry.clearFaults()
+            let rerun = try await f.run(timeout: 30)
+            #expect(rerun.status == 0, "round \(round) rerun: \(rerun.all)")
+            for id in ["alpha", "beta", "gamma"] {
+                #expect(f.isInstalledIntact(id), "round \(round): \(id) does not verify")
+            }
+            #expect(Invariants.partials(f.store).isEmpty, "round \(round): \(Invariants.partials(f.store))")
+            #expect(Invariants.strays(f.store, allowed: ["alpha.bin", "beta.bin", "gamma.bin"]).isEmpty)
+        }
+        // The random kills must have landed mid-transfer often enough to mean something.
+        #expect(killedMidTransfer >= 5, "only \(killedMidTransfer) kills landed during a transfer")
+        let verify = try await f.run(["verify"])
+        #expect(verify.status == 0, "\(verify.all)")
+    }
+
+    @Test("SIGTERM mid-download exits 143, removes its temporary file and keeps the previous file")
+    func sigterm() async throws {
+        let f = try SyncFixture()
+        let before = try await f.syncOnce()
+        try f.publishNewVersion("beta", version: "1.1.0", seed: 1200)
+        f.registry.setFault(.slowDrip(chunkBytes: 1 << 10, intervalMilliseconds: 20), modelId: "beta", endpoint: .storage)
+        let running = try f.start(["sync", "--json"])
+        #expect(await running.wait { f.registry.openDownloads > 0 })
+        try await Task.sleep(for: .milliseconds(200))
+        running.send(SIGTERM)
+        let result = await running.finish(timeout: 20)
+        #expect(result.status == 143 && !result.signalled, "\(result.status) \(result.all)")
+        #expect(result.summary?["exitCode"] as? Int == 143, "\(result.stdout.suffix(400))")
+        Invariants.expectStandardOutcome(store: f.store, before: before, failed: ["beta"])
+    }
+
+    @Test("two runs at once on one store: one waits for the other, both succeed, each model downloaded once")
+    func twoRunsAtOnce() async throws {
+        let f = try SyncFixture()
+        // The store exists (an earlier run created it); the fresh-store race is the known issue below.
+        try FileManager.default.createDirectory(at: f.store, withIntermediateDirectories: true)
+        f.registry.setFault(.slowDrip(chunkBytes: 16 << 10, intervalMilliseconds: 20), modelId: nil, endpoint: .storage)
+        let a = try f.start()
+        let b = try f.start()
+        let ra = await a.finish(timeout: 40)
+        let rb = await b.finish(timeout: 40)
+        #expect(ra.status == 0 && rb.status == 0, "\(ra.all)\n---\n\(rb.all)")
+        for id in ["alpha", "beta", "gamma"] {
+            #expect(f.isInstalledIntact(id))
+            #expect(f.registry.requestLog().filter { $0.origin == .storage && $0.path.contains(id) }.count == 1)
+        }
+        #expect(Invariants.partials(f.store).isEmpty)
+    }
+
+    @Test("two first runs at once on a store that does not exist yet: both succeed")
+    func twoFirstRunsOnFreshStore() async throws {
+        let f = try SyncFixture()
+        f.registry.setFault(.slowDrip(chunkBytes: 16 << 10, intervalMilliseconds: 20), modelId: nil, endpoint: .storage)
+        let a = try f.start()
+        let b = try f.start()
+        let ra = await a.finish(timeout: 40)
+        let rb = await b.finish(timeout: 40)
+        // Defect in ManashikiSync (SyncRun.perform): the store check compares URLs, and a URL
+        // standardized after the other run created the directory gains a trailing slash.
+        withKnownIssue("SyncRun compares store URLs by equality; a directory created meanwhile adds a trailing slash", isIntermittent: true) {
+            #expect(ra.status == 0 && rb.status == 0, "\(ra.stderr)\n---\n\(rb.stderr)")
+        }
+        for id in ["alpha", "beta", "gamma"] { #expect(f.isInstalledIntact(id)) }
+        #expect(Invariants.partials(f.store).isEmpty)
+    }
+
+    @Test("a lock held by another process (flock): exit 75 after --lock-timeout, nothing touched")
+    func lockHeldElsewhere() async throws {
+        let f = try SyncFixture()
+        let before = try await f.syncOnce()
+        try f.publishNewVersion("beta", version: "1.1.0", seed: 1300)
+        let lockFile = f.store.appendingPathComponent(".manashiki/lock")
+        f.registry.clearRequestLog()
+        let holder = try LockHolder(lockFile, in: f.directory)
+        defer { holder.kill() }
+        #expect(holder.holds)
+        let result = try await f.run(["sync", "--lock-timeout", "1s", "--json"])
+        #expect(result.status == 75, "\(result.all)")
+        #expect(result.summary?["exitName"] as? String == "locked")
+        #expect(!f.registry.requestLog().contains { $0.path.hasPrefix("/api/download") })
+        Invariants.expectStandardOutcome(store: f.store, before: before, failed: ["alpha", "beta", "gamma"])
+    }
+
+    @Test("a stale lock from a dead process (holder killed with -9) does not block the next run")
+    func staleLock() async throws {
+        let f = try SyncFixture()
+        try await f.syncOnce()
+        try f.publishNewVersion("beta", version: "1.1.0", seed: 1400)
+        let lockFile = f.store.appendingPathComponent(".manashiki/lock")
+        let holder = try LockHolder(lockFile, in: f.directory)
+        #expect(holder.holds)
+        await holder.killAndWait()
+        #expect(FileManager.default.fileExists(atPath: lockFile.path))  // the file stays; the lock died with its holder
+        let result = try await f.run(["sync", "--lock-timeout", "2s"])
+        #expect(result.status == 0, "\(result.all)")
+        #expect(f.isInstalledIntact("beta"))
+    }
+
+    // Skipped with the reason when strace is missing or ptrace is denied (some containers).
+    @Test("syscall order: fsync(file) → rename → fsync(directory), shown with strace",
+          .enabled(if: HostCapabilities.canStrace, Comment(rawValue: HostCapabilities.straceSkipReason)))
+    func durabilityOrder() async throws {
+        let f = try SyncFixture(models: ["alpha"])
+        let trace = f.scratch.file("trace.txt")
+        let result = try await CLIProcess.run(["-f", "-e", "trace=openat,fsync,fdatasync,rename,renameat,renameat2", "-o", trace.path,
+                                               CLIProcess.binary.path, "sync"],
+                                              executable: URL(fileURLWithPath: HostCapabilities.strace!), environment: f.environment, in: f.directory)
+        #expect(result.status == 0, "\(result.all)")
+        let lines = try String(contentsOf: trace, encoding: .utf8).split(separator: "\n").map(String.init)
+        // Map fds to paths from openat results, then find the rename onto alpha.bin.
+        var fdPath: [String: String] = [:]
+        var events: [(String, String)] = []   // (syscall, path)
+        let openRegex = try Regex(#"openat\([^"]*"([^"]+)".*\)\s+=\s+(\d+)"#)
+        let fsyncRegex = try Regex(#"(fsync|fdatasync)\((\d+)\)\s+=\s+0"#)
+        let renameRegex = try Regex(#"rename(?:at2?)?\(.*"([^"]*alpha\.bin)".*\)\s+=\s+0"#)
+        for line in lines {
+            if let m = try openRegex.firstMatch(in: line), let path = m.output[1].substring, let fd = m.output[2].substring {
+                fdPath[String(fd)] = String(path)
+            } else if let m = try fsyncRegex.firstMatch(in: line), let fd = m.output[2].substring {
+                events.append(("fsync", fdPath[String(fd)] ?? "?"))
+            } else if (try renameRegex.firstMatch(in: line)) != nil {
+                events.append(("rename", "alpha.bin"))
+            }
+        }
+        let renameIndex = try #require(events.firstIndex { $0.0 == "rename" }, "no rename onto alpha.bin in the trace")
+        let fileSync = events[..<renameIndex].lastIndex { $0.0 == "fsync" && $0.1.hasSuffix(".partial") }
+        #expect(fileSync != nil, "no fsync of the partial file before the rename: \(events)")
+        let dirSync = events[(renameIndex + 1)...].firstIndex { $0.0 == "fsync" && ($0.1 == f.store.path || $0.1 == f.store.path + "/") }
+        #expect(dirSync != nil, "no fsync of the store directory after the rename: \(events)")
+    }
+}

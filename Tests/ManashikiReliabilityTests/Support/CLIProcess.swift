@@ -1,0 +1,143 @@
+import Foundation
+import Testing
+#if canImport(Glibc)
+import Glibc
+#elseif canImport(Darwin)
+import Darwin
+#endif
+
+/// What one run of the built `manashiki-sync` printed and returned.
+struct RunResult: Sendable {
+    var status: Int32
+    /// True when the process died from a signal (`status` is then the signal number).
+    var signalled: Bool
+    var stdout: String
+    var stderr: String
+    var all: String { stdout + stderr }
+    var stdoutLines: [String] { stdout.split(separator: "\n").map(String.init) }
+    var stderrLines: [String] { stderr.split(separator: "\n").map(String.init) }
+
+    /// Every stdout line parsed as JSON (nil entries for lines that are not objects).
+    var jsonLines: [[String: Any]?] {
+        stdoutLines.map { try? JSONSerialization.jsonObject(with: Data($0.utf8)) as? [String: Any] }
+    }
+    var summary: [String: Any]? { jsonLines.last.flatMap { $0 }.flatMap { $0["type"] as? String == "summary" ? $0 : nil } }
+    /// The summary's per-model entry.
+    func summaryModel(_ id: String) -> [String: Any]? {
+        (summary?["models"] as? [[String: Any]])?.first { $0["modelId"] as? String == id }
+    }
+}
+
+/// Collects a pipe's bytes as they arrive.
+final class OutputCollector: @unchecked Sendable {
+    private let lock = NSLock()
+    private var data = Data()
+    let pipe = Pipe()
+
+    init() {
+        pipe.fileHandleForReading.readabilityHandler = { [weak self] handle in
+            let chunk = handle.availableData
+            guard !chunk.isEmpty, let self else { return }
+            self.lock.lock(); self.data.append(chunk); self.lock.unlock()
+        }
+    }
+
+    func drain() {
+        pipe.fileHandleForReading.readabilityHandler = nil
+        let rest = pipe.fileHandleForReading.readDataToEndOfFile()
+        lock.lock(); data.append(rest); lock.unlock()
+    }
+
+    var text: String { lock.lock(); defer { lock.unlock() }; return String(decoding: data, as: UTF8.self) }
+}
+
+/// Runs the built `manashiki-sync` (or another program) as a child process.
+enum CLIProcess {
+    /// The `manashiki-sync` binary next to the test bundle.
+    static let binary: URL = {
+        var candidates: [URL] = []
+        var dir = URL(fileURLWithPath: CommandLine.arguments[0]).standardizedFileURL.deletingLastPathComponent()
+        for _ in 0..<4 {
+            candidates.append(dir.appendingPathComponent("manashiki-sync"))
+            dir = dir.deletingLastPathComponent()
+        }
+        candidates.append(Bundle.main.bundleURL.appendingPathComponent("manashiki-sync"))
+        candidates.append(Bundle.main.bundleURL.deletingLastPathComponent().appendingPathComponent("manashiki-sync"))
+        candidates.append(URL(fileURLWithPath: FileManager.default.currentDirectoryPath).appendingPathComponent(".build/debug/manashiki-sync"))
+        return candidates.first { FileManager.default.isExecutableFile(atPath: $0.path) } ?? candidates[0]
+    }()
+
+    /// A running child with live output.
+    final class Running: @unchecked Sendable {
+        let process = Process()
+        let out = OutputCollector()
+        let err = OutputCollector()
+
+        var pid: Int32 { process.processIdentifier }
+        var isRunning: Bool { process.isRunning }
+
+        /// Waits until `condition()` holds (checked every 10 ms, at most `timeout` seconds).
+        func wait(timeout: Double = 20, until condition: () -> Bool) async -> Bool {
+            let deadline = Date().addingTimeInterval(timeout)
+            while Date() < deadline {
+                if condition() { return true }
+                if !process.isRunning { return condition() }
+                try? await Task.sleep(for: .milliseconds(10))
+            }
+            return false
+        }
+
+        func send(_ signal: Int32) { kill(process.processIdentifier, signal) }
+
+        /// Waits for the exit (SIGKILL after `timeout` seconds, recorded as an issue).
+        func finish(timeout: Double = 30) async -> RunResult {
+            let deadline = Date().addingTimeInterval(timeout)
+            while process.isRunning && Date() < deadline { try? await Task.sleep(for: .milliseconds(10)) }
+            if process.isRunning {
+                Issue.record("\(process.executableURL?.lastPathComponent ?? "child") did not exit in \(timeout)s; killed")
+                kill(process.processIdentifier, SIGKILL)
+            }
+            process.waitUntilExit()
+            out.drain()
+            err.drain()
+            return RunResult(status: process.terminationStatus, signalled: process.terminationReason == .uncaughtSignal,
+                             stdout: out.text, stderr: err.text)
+        }
+    }
+
+    /// Starts `executable` (default: manashiki-sync) with exactly `environment` plus PATH, HOME and LANG.
+    static func start(_ arguments: [String], executable: URL? = nil, environment: [String: String] = [:], in directory: URL) throws -> Running {
+        let running = Running()
+        running.process.executableURL = executable ?? binary
+        running.process.arguments = arguments
+        running.process.currentDirectoryURL = directory
+        var env = ["PATH": "/usr/bin:/bin:/usr/sbin:/sbin", "HOME": directory.path, "LANG": "C.UTF-8"]
+        env.merge(environment) { _, new in new }
+        running.process.environment = env
+        running.process.standardOutput = running.out.pipe
+        running.process.standardError = running.err.pipe
+        running.process.standardInput = FileHandle.nullDevice
+        try running.process.run()
+        return running
+    }
+
+    static func run(_ arguments: [String], executable: URL? = nil, environment: [String: String] = [:], in directory: URL, timeout: Double = 60) async throws -> RunResult {
+        try await start(arguments, executable: executable, environment: environment, in: directory).finish(timeout: timeout)
+    }
+
+    /// Runs a helper program synchronously (mount, umount, dd…) and returns its status and output.
+    @discardableResult
+    static func tool(_ path: String, _ arguments: [String]) -> (status: Int32, output: String) {
+        let process = Process()
+        process.executableURL = URL(fileURLWithPath: path)
+        process.arguments = arguments
+        let pipe = Pipe()
+        process.standardOutput = pipe
+        process.standardError = pipe
+        process.standardInput = FileHandle.nullDevice
+        do { try process.run() } catch { return (-1, "\(error)") }
+        let data = pipe.fileHandleForReading.readDataToEndOfFile()
+        process.waitUntilExit()
+        return (process.terminationStatus, String(decoding: data, as: UTF8.self))
+    }
+}

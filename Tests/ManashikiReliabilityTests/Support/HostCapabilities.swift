@@ -1,0 +1,109 @@
+import Foundation
+#if canImport(Glibc)
+import Glibc
+#elseif canImport(Darwin)
+import Darwin
+#endif
+
+/// What this machine lets the suite do. Each probe really tries the operation once (a mount,
+/// a traced `true`, a switch to `nobody`), so a skip always reflects this machine, and the
+/// reason is printed with the skip.
+enum HostCapabilities {
+    /// Whether `mount -t tmpfs` works here (root with CAP_SYS_ADMIN, not blocked by a sandbox).
+    static let canMountTmpfs: Bool = {
+        guard geteuid() == 0, FileManager.default.isExecutableFile(atPath: "/bin/mount") || FileManager.default.isExecutableFile(atPath: "/usr/bin/mount") else { return false }
+        let dir = FileManager.default.temporaryDirectory.appendingPathComponent("manashiki-mount-probe-\(getpid())")
+        try? FileManager.default.createDirectory(at: dir, withIntermediateDirectories: true)
+        defer { try? FileManager.default.removeItem(at: dir) }
+        guard CLIProcess.tool(mountPath, ["-t", "tmpfs", "-o", "size=64k", "tmpfs", dir.path]).status == 0 else { return false }
+        return CLIProcess.tool(umountPath, [dir.path]).status == 0
+    }()
+
+    /// Why mounting is unavailable.
+    static let mountSkipReason = "mounting a tmpfs is not permitted here (needs root with CAP_SYS_ADMIN outside a restrictive sandbox)"
+
+    static var mountPath: String { FileManager.default.isExecutableFile(atPath: "/bin/mount") ? "/bin/mount" : "/usr/bin/mount" }
+    static var umountPath: String { FileManager.default.isExecutableFile(atPath: "/bin/umount") ? "/bin/umount" : "/usr/bin/umount" }
+
+    /// The strace binary, if installed.
+    static let strace: String? = ["/usr/bin/strace", "/bin/strace"].first { FileManager.default.isExecutableFile(atPath: $0) }
+
+    /// Whether strace can trace a child here (ptrace may be denied in containers).
+    static let canStrace: Bool = {
+        guard let strace else { return false }
+        return CLIProcess.tool(strace, ["-f", "-e", "trace=none", "-o", "/dev/null", "/bin/true"]).status == 0
+    }()
+
+    static var straceSkipReason: String {
+        strace == nil ? "strace is not installed (.ci/run installs it)" : "ptrace is denied here (strace cannot trace a child)"
+    }
+
+    /// `setpriv` that can drop to `nobody` (uid 65534), for permission-denied cases: root
+    /// bypasses file permissions, so those need an unprivileged process.
+    static let setpriv: String? = {
+        guard geteuid() == 0 else { return nil }
+        guard let path = ["/usr/bin/setpriv", "/bin/setpriv"].first(where: { FileManager.default.isExecutableFile(atPath: $0) }) else { return nil }
+        let ok = CLIProcess.tool(path, ["--reuid=65534", "--regid=65534", "--clear-groups", "/bin/true"]).status == 0
+        return ok ? path : nil
+    }()
+
+    static var nobodySkipReason: String {
+        geteuid() != 0 ? "not running as root: permission cases need root to create files nobody may not write"
+            : "setpriv is missing or cannot switch to uid 65534 (nobody)"
+    }
+}
+
+/// A tmpfs mounted for the lifetime of the value (unmounted in `unmount()` or deinit, lazily
+/// if busy), at a fresh directory.
+final class TmpfsMount: @unchecked Sendable {
+    let url: URL
+    private var mounted = false
+
+    init(size: String, options: String = "") throws {
+        url = FileManager.default.temporaryDirectory.appendingPathComponent("manashiki-tmpfs-\(UUID().uuidString.prefix(8))")
+        try FileManager.default.createDirectory(at: url, withIntermediateDirectories: true)
+        let opts = "size=\(size)" + (options.isEmpty ? "" : ",\(options)")
+        let result = CLIProcess.tool(HostCapabilities.mountPath, ["-t", "tmpfs", "-o", opts, "tmpfs", url.path])
+        guard result.status == 0 else { throw POSIXError(.EPERM, userInfo: [NSLocalizedDescriptionKey: result.output]) }
+        mounted = true
+    }
+
+    /// Remounts read-only (or read-write).
+    func remount(readOnly: Bool) -> Bool {
+        CLIProcess.tool(HostCapabilities.mountPath, ["-o", readOnly ? "remount,ro" : "remount,rw", url.path]).status == 0
+    }
+
+    func unmount() {
+        guard mounted else { return }
+        if CLIProcess.tool(HostCapabilities.umountPath, [url.path]).status != 0 {
+            CLIProcess.tool(HostCapabilities.umountPath, ["-l", url.path])
+        }
+        mounted = false
+        try? FileManager.default.removeItem(at: url)
+    }
+
+    deinit { unmount() }
+}
+
+/// Another process holding `flock` on a file: `sh` opens it on fd 9, `flock 9` takes the
+/// lock on that open file, and `exec sleep` keeps it — so the lock lives exactly as long as
+/// the one process this test started (and dies with it on `kill -9`).
+final class LockHolder: @unchecked Sendable {
+    let running: CLIProcess.Running
+
+    init(_ file: URL, in directory: URL) throws {
+        running = try CLIProcess.start(["-c", "exec 9>>\"$0\" && flock -n 9 && echo locked && exec sleep 60", file.path],
+                                       executable: URL(fileURLWithPath: "/bin/sh"), in: directory)
+        let deadline = Date().addingTimeInterval(10)
+        while !running.out.text.contains("locked") && running.isRunning && Date() < deadline { usleep(10_000) }
+    }
+
+    var holds: Bool { running.isRunning && running.out.text.contains("locked") }
+
+    func kill() { if running.isRunning { running.send(SIGKILL) } }
+
+    func killAndWait() async {
+        kill()
+        _ = await running.finish(timeout: 5)
+    }
+}

@@ -1,0 +1,192 @@
+import Foundation
+#if canImport(Glibc)
+import Glibc
+#elseif canImport(Darwin)
+import Darwin
+#endif
+
+/// One request a `ScriptedOrigin` received: the request line and every header, as sent.
+struct ScriptedRequest: Sendable {
+    var method: String
+    /// The request target (path and query).
+    var target: String
+    /// Header lines in order (name as sent, value trimmed).
+    var headers: [(String, String)]
+    var path: String { String(target.split(separator: "?", maxSplits: 1).first ?? "") }
+    func header(_ name: String) -> String? { headers.first { $0.0.lowercased() == name.lowercased() }?.1 }
+    func hasHeader(_ name: String) -> Bool { header(name) != nil }
+}
+
+/// What a `ScriptedOrigin` does on a connection, step by step; the connection is closed after
+/// the last step.
+enum ScriptStep: Sendable {
+    /// Sends these exact bytes.
+    case send(Data)
+    /// Waits (bounded by the origin's stop).
+    case pause(milliseconds: Int)
+    /// Sends `chunk` over and over until the peer hangs up or `limit` bytes went out.
+    case endless(chunk: Data, limit: Int)
+    /// Sends nothing more until the peer hangs up (or `seconds` pass).
+    case silence(seconds: Int)
+}
+
+/// A tiny raw-socket HTTP/1.1 server on 127.0.0.1 that answers each request with exactly the
+/// bytes a test scripts, one request per connection, and records every request's headers.
+/// It produces what the development registry cannot: invalid JSON, repeated or negative
+/// `Content-Length`, endless bodies… and is also the "second origin" that proves which
+/// headers reach a storage host or a redirect target.
+final class ScriptedOrigin: @unchecked Sendable {
+    typealias Handler = @Sendable (ScriptedRequest) -> [ScriptStep]
+
+    private let listenFD: Int32
+    let port: UInt16
+    private let lock = NSLock()
+    private var handler: Handler
+    private var recorded: [ScriptedRequest] = []
+    private var stopped = false
+    /// Bytes sent by `.endless` steps, in all.
+    private var endlessSent = 0
+
+    /// `http://127.0.0.1:<port>`.
+    var baseURL: URL { URL(string: "http://127.0.0.1:\(port)")! }
+    func url(_ path: String) -> URL { URL(string: "http://127.0.0.1:\(port)\(path)")! }
+
+    init(_ handler: @escaping Handler) throws {
+        self.handler = handler
+        let fd = socket(AF_INET, Int32(SOCK_STREAM.rawValue), 0)
+        guard fd >= 0 else { throw POSIXError(.EIO) }
+        var one: Int32 = 1
+        setsockopt(fd, SOL_SOCKET, SO_REUSEADDR, &one, socklen_t(MemoryLayout<Int32>.size))
+        var addr = sockaddr_in()
+        addr.sin_family = sa_family_t(AF_INET)
+        addr.sin_port = 0
+        addr.sin_addr.s_addr = inet_addr("127.0.0.1")
+        let bound = withUnsafePointer(to: &addr) { $0.withMemoryRebound(to: sockaddr.self, capacity: 1) { bind(fd, $0, socklen_t(MemoryLayout<sockaddr_in>.size)) } }
+        guard bound == 0, listen(fd, 64) == 0 else { close(fd); throw POSIXError(.EADDRINUSE) }
+        var actual = sockaddr_in()
+        var len = socklen_t(MemoryLayout<sockaddr_in>.size)
+        _ = withUnsafeMutablePointer(to: &actual) { $0.withMemoryRebound(to: sockaddr.self, capacity: 1) { getsockname(fd, $0, &len) } }
+        listenFD = fd
+        port = UInt16(bigEndian: actual.sin_port)
+        let thread = Thread { [self] in acceptLoop() }
+        thread.start()
+    }
+
+    deinit { stop() }
+
+    /// Replaces the script.
+    func setHandler(_ handler: @escaping Handler) { lock.lock(); self.handler = handler; lock.unlock() }
+
+    /// Every request received so far.
+    var requests: [ScriptedRequest] { lock.lock(); defer { lock.unlock() }; return recorded }
+    var bytesSentByEndlessSteps: Int { lock.lock(); defer { lock.unlock() }; return endlessSent }
+
+    func stop() {
+        lock.lock()
+        let wasStopped = stopped
+        stopped = true
+        lock.unlock()
+        if !wasStopped {
+            shutdown(listenFD, Int32(SHUT_RDWR))
+            close(listenFD)
+        }
+    }
+
+    private var isStopped: Bool { lock.lock(); defer { lock.unlock() }; return stopped }
+
+    private func acceptLoop() {
+        while !isStopped {
+            let client = accept(listenFD, nil, nil)
+            if client < 0 {
+                if errno == EINTR { continue }
+                return
+            }
+            Thread { [self] in serve(client) }.start()
+        }
+    }
+
+    private func serve(_ fd: Int32) {
+        defer { close(fd) }
+        var timeout = timeval(tv_sec: 10, tv_usec: 0)
+        setsockopt(fd, SOL_SOCKET, SO_RCVTIMEO, &timeout, socklen_t(MemoryLayout<timeval>.size))
+        var head = Data()
+        var buffer = [UInt8](repeating: 0, count: 4096)
+        while head.range(of: Data("\r\n\r\n".utf8)) == nil {
+            let n = recv(fd, &buffer, buffer.count, 0)
+            if n <= 0 { return }
+            head.append(buffer, count: n)
+            if head.count > 65_536 { return }
+        }
+        let text = String(decoding: head, as: UTF8.self)
+        var lines = text.components(separatedBy: "\r\n")
+        let requestLine = lines.removeFirst().split(separator: " ")
+        guard requestLine.count >= 2 else { return }
+        var headers: [(String, String)] = []
+        for line in lines where !line.isEmpty {
+            guard let colon = line.firstIndex(of: ":") else { continue }
+            headers.append((String(line[..<colon]), line[line.index(after: colon)...].trimmingCharacters(in: .whitespaces)))
+        }
+        let request = ScriptedRequest(method: String(requestLine[0]), target: String(requestLine[1]), headers: headers)
+        lock.lock()
+        recorded.append(request)
+        let handler = self.handler
+        lock.unlock()
+        for step in handler(request) {
+            switch step {
+            case .send(let data):
+                guard sendAll(fd, data) else { return }
+            case .pause(let ms):
+                var left = ms
+                while left > 0 && !isStopped { usleep(UInt32(min(left, 50)) * 1000); left -= 50 }
+            case .endless(let chunk, let limit):
+                var sent = 0
+                while sent < limit && !isStopped {
+                    guard sendAll(fd, chunk) else { break }
+                    sent += chunk.count
+                    lock.lock(); endlessSent += chunk.count; lock.unlock()
+                }
+                return
+            case .silence(let seconds):
+                // Wait until the peer hangs up (recv returns 0 or fails) or the time is up.
+                let deadline = Date().addingTimeInterval(Double(seconds))
+                var shortTimeout = timeval(tv_sec: 0, tv_usec: 100_000)
+                setsockopt(fd, SOL_SOCKET, SO_RCVTIMEO, &shortTimeout, socklen_t(MemoryLayout<timeval>.size))
+                while Date() < deadline && !isStopped {
+                    let n = recv(fd, &buffer, buffer.count, 0)
+                    if n == 0 { return }
+                    if n < 0 && errno != EAGAIN && errno != EWOULDBLOCK && errno != EINTR { return }
+                }
+                return
+            }
+        }
+    }
+
+    private func sendAll(_ fd: Int32, _ data: Data) -> Bool {
+        data.withUnsafeBytes { raw -> Bool in
+            guard let base = raw.baseAddress else { return true }
+            var offset = 0
+            while offset < raw.count {
+                let n = Glibc.send(fd, base + offset, raw.count - offset, Int32(MSG_NOSIGNAL))
+                if n <= 0 { if n < 0 && errno == EINTR { continue }; return false }
+                offset += n
+            }
+            return true
+        }
+    }
+
+    // MARK: Building answers
+
+    /// A complete response: status line, the given header lines (exact), `Connection: close`
+    /// and the body. A `Content-Length` is added only when `contentLength` is true.
+    static func response(_ status: Int, reason: String = "OK", headers: [String] = [], body: Data, contentLength: Bool = true) -> Data {
+        var head = "HTTP/1.1 \(status) \(reason)\r\n"
+        for h in headers { head += h + "\r\n" }
+        if contentLength { head += "Content-Length: \(body.count)\r\n" }
+        head += "Connection: close\r\n\r\n"
+        return Data(head.utf8) + body
+    }
+
+    static func json(_ text: String, status: Int = 200, headers: [String] = []) -> [ScriptStep] {
+        [.send(response(status, headers: ["Content-Type: application/json"] + headers, body: Data(text.utf8)))]
+    }
+}

@@ -1,0 +1,99 @@
+import Foundation
+import Testing
+import Manashiki
+import ManashikiSync
+import ManashikiRegistry
+
+/// Keys the fixtures' registries accept; tests check they never appear in any output.
+enum Keys {
+    static let publishable = "mk_pub_demo_RelSecretKeyZ0123456789abcd"
+    static let legacy = "sk_live_RelLegacyKeyZ0123456789xyz"
+}
+
+/// A scratch directory removed at deinit.
+final class Scratch: @unchecked Sendable {
+    let url: URL
+    init(_ prefix: String = "manashiki-rel") {
+        url = FileManager.default.temporaryDirectory.appendingPathComponent("\(prefix)-\(UUID().uuidString.prefix(8))")
+        try? FileManager.default.createDirectory(at: url, withIntermediateDirectories: true)
+    }
+    deinit { try? FileManager.default.removeItem(at: url) }
+    func file(_ name: String) -> URL { url.appendingPathComponent(name) }
+}
+
+/// A development registry with three small models, a scratch directory with a manifest whose
+/// store is `<dir>/models`, and helpers to run the built `manashiki-sync` against it.
+final class SyncFixture: @unchecked Sendable {
+    static let sizes = ["alpha": 64 << 10, "beta": 128 << 10, "gamma": 96 << 10]
+
+    let registry: DevelopmentRegistry
+    let scratch: Scratch
+    var directory: URL { scratch.url }
+    /// The store; `storeOverride` points it elsewhere (a tmpfs, a read-only mount).
+    var store: URL
+    var manifestURL: URL { directory.appendingPathComponent("manashiki.json") }
+    var environment: [String: String] { ["MANASHIKI_API_KEY": Keys.publishable] }
+
+    init(models: [String] = ["alpha", "beta", "gamma"], store: URL? = nil, prune: String = #"{"mode": "tracked", "maxDeletes": 10}"#,
+         policies: String? = nil, extraEntries: [String] = []) throws {
+        var catalog = RegistryCatalog()
+        catalog.keys = [RegistryKey(secret: Keys.publishable, organization: "demo"), RegistryKey(secret: Keys.legacy, organization: "demo")]
+        for (i, id) in ["alpha", "beta", "gamma"].enumerated() {
+            catalog.add(model: RegistryModel(modelId: id, version: "1.0.0", artifact: .generated(size: Self.sizes[id]!, seed: UInt64(200 + i)), platforms: ["linux"]))
+        }
+        catalog.add(model: RegistryModel(modelId: "secret", version: "1.0.0", artifact: .generated(size: 32 << 10, seed: 299),
+                                         platforms: ["linux"], visibility: "private", organization: "demo"))
+        registry = try DevelopmentRegistry.start(catalog: catalog)
+        scratch = Scratch()
+        self.store = store ?? scratch.url.appendingPathComponent("models")
+        try writeManifest(models: models, prune: prune, policies: policies, extraEntries: extraEntries)
+    }
+
+    deinit { registry.stop() }
+
+    /// Writes the manifest (the store path is absolute).
+    func writeManifest(models: [String], prune: String = #"{"mode": "tracked", "maxDeletes": 10}"#, policies: String? = nil,
+                       extraEntries: [String] = [], baseURL: URL? = nil) throws {
+        let entries = models.map { #"{"id": "\#($0)"}"# } + extraEntries
+        let text = """
+        {"schemaVersion": 1,
+         "registry": {"baseURL": "\((baseURL ?? registry.apiBaseURL).absoluteString)"},
+         "store": {"directory": "\(store.path)", "concurrency": 2, "prune": \(prune)},
+         "device": {"platform": "linux"},
+         "policies": \(policies ?? #"{"checkCompatibility": false, "retry": {"maxAttempts": 1}}"#),
+         "models": [\(entries.joined(separator: ", "))]}
+        """
+        try Data(text.utf8).write(to: manifestURL)
+    }
+
+    func run(_ arguments: [String] = ["sync"], environment: [String: String]? = nil, timeout: Double = 60) async throws -> RunResult {
+        try await CLIProcess.run(arguments, environment: environment ?? self.environment, in: directory, timeout: timeout)
+    }
+
+    func start(_ arguments: [String] = ["sync"], environment: [String: String]? = nil) throws -> CLIProcess.Running {
+        try CLIProcess.start(arguments, environment: environment ?? self.environment, in: directory)
+    }
+
+    func modelFile(_ id: String) -> URL { store.appendingPathComponent("\(id).bin") }
+    func installed(_ id: String) -> Data? { FileManager.default.contents(atPath: modelFile(id).path) }
+    func expected(_ id: String) -> Data { registry.artifactBytes(modelId: id) ?? Data() }
+    func isInstalledIntact(_ id: String) -> Bool { installed(id) == registry.artifactBytes(modelId: id) }
+
+    /// A first successful sync of every model in the manifest; returns the store's snapshot.
+    @discardableResult
+    func syncOnce(sourceLocation: SourceLocation = #_sourceLocation) async throws -> StoreSnapshot {
+        let first = try await run()
+        #expect(first.status == 0, "first sync: \(first.all)", sourceLocation: sourceLocation)
+        return StoreSnapshot.capture(store)
+    }
+
+    /// Publishes a new version of `id` (different bytes) so the next sync replaces it.
+    func publishNewVersion(_ id: String, version: String, seed: UInt64) throws {
+        try registry.publish(modelId: id, version: version, artifact: .generated(size: Self.sizes[id] ?? 64 << 10, seed: seed))
+    }
+
+    /// An SDK client on this registry storing into the fixture's store.
+    func client(transport: any HTTPTransport = URLSessionTransport()) throws -> ManashikiClient {
+        try ManashikiClient(apiKey: Keys.publishable, baseURL: registry.apiBaseURL, transport: transport, storageDirectory: store)
+    }
+}
