@@ -109,7 +109,20 @@ final class ArtifactWriter: HTTPBodyConsumer, @unchecked Sendable {
             offset += n
             if blockCount == Self.blockSize { try await flush() }
         }
+        // On a slow link a block takes long to fill: report what has arrived at least every
+        // 250 ms, so small models and slow networks still show progress.
+        if blockCount > 0 {
+            let now = DispatchTime.now().uptimeNanoseconds
+            if now - lastProgress >= Self.progressInterval {
+                lastProgress = now
+                progress?(received, declaredTotal)
+            }
+        }
     }
+
+    /// The longest gap between progress reports while bytes arrive, in nanoseconds.
+    static let progressInterval: UInt64 = 250_000_000
+    private var lastProgress: UInt64 = DispatchTime.now().uptimeNanoseconds
 
     /// Hashes and writes the buffered block, then reports progress.
     func flush() async throws {
@@ -135,6 +148,7 @@ final class ArtifactWriter: HTTPBodyConsumer, @unchecked Sendable {
             POSIX.startWriteback(fd, from: writebackStarted, length: written - writebackStarted)
             writebackStarted = written
         }
+        lastProgress = DispatchTime.now().uptimeNanoseconds
         progress?(written, declaredTotal)
     }
 

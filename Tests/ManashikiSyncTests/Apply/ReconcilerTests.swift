@@ -215,7 +215,9 @@ struct ReconcilerTests {
         registry.publish("a", "1.0.0")
         let holder = try #require(try await StoreLock.acquire(store.layout, timeout: .zero))
         let sleeps = SleepRecorder()
-        let report = await Fixture.reconciler(store, registry, [ModelSpec(id: "a")], options: Fixture.options(sleeps, lockTimeout: .seconds(1))).run()
+        var options = Fixture.options(sleeps, lockTimeout: .seconds(1))
+        options.sleep = sleeps.sleep // record the lock polls instead of waiting
+        let report = await Fixture.reconciler(store, registry, [ModelSpec(id: "a")], options: options).run()
         #expect(report.outcome == .locked)
         #expect(report.isRetryable)
         #expect(registry.calls.isEmpty)

@@ -40,14 +40,21 @@ final class SleepRecorder: Sendable {
 enum Fixture {
     static let linux = DeviceProfile(platform: .linux, osVersion: "6.1", memoryMB: 16_384)
 
+    /// Options for tests: retries sleep on `recorder` (no real waiting). The store lock is
+    /// polled with a virtual 10 s timeout in 1 ms real steps: a process spawned by another test
+    /// can hold a copy of the lock's descriptor between its fork and exec, so a zero timeout
+    /// would make runs fail as "locked" at random under load.
     static func options(_ recorder: SleepRecorder = SleepRecorder(), free: Int64? = 1 << 40,
-                        env: [String: String] = [:], forcePrune: Bool = false, lockTimeout: Duration = .zero,
+                        env: [String: String] = [:], forcePrune: Bool = false, lockTimeout: Duration = .seconds(10),
                         device: DeviceProfile = linux) -> Reconciler.Options {
         Reconciler.Options(
-            lockTimeout: lockTimeout, sleep: recorder.sleep, forcePrune: forcePrune, device: device,
+            lockTimeout: lockTimeout, sleep: lockPollSleep, forcePrune: forcePrune, device: device,
             retry: RetryPolicy(maxAttempts: 3, sleep: recorder.sleep, random: { 0.5 }),
             freeSpace: { _ in free }, environment: SyncEnvironment(variables: env))
     }
+
+    /// One real millisecond per poll, whatever the virtual interval.
+    static let lockPollSleep: @Sendable (Duration) async throws -> Void = { _ in try await Task.sleep(nanoseconds: 1_000_000) }
 
     static func manifest(_ store: TestStore, _ models: [ModelSpec], prune: PrunePolicy = PrunePolicy(),
                          concurrency: Int = 2) -> Manifest {

@@ -86,7 +86,7 @@ struct DownloadModelTests {
         #expect(model.sha256 == s.sha && model.verified && model.size == Int64(s.artifact.count) && model.version == "1.0.0")
         #expect(try Data(contentsOf: model.localURL) == s.artifact)
         let r = reports.current
-        #expect(r.count == 4) // three full MiB blocks and the rest
+        #expect(r.count >= 4) // three full MiB blocks and the rest (plus any timed reports)
         #expect(r.map(\.0) == r.map(\.0).sorted())
         #expect(r.last?.0 == Int64(s.artifact.count) && r.allSatisfy { $0.1 == Int64(s.artifact.count) })
         #expect(leftovers().isEmpty)
