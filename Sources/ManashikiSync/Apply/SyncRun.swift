@@ -33,8 +33,16 @@ final class SyncRun: Sendable {
         self.emit = emit
     }
 
+    /// A directory's path for comparison: `URL ==` also compares a trailing slash, which a URL
+    /// gains when it is standardized after the directory was created (two first runs at once).
+    static func comparablePath(_ url: URL) -> String {
+        var path = url.standardizedFileURL.path
+        while path.count > 1 && path.hasSuffix("/") { path.removeLast() }
+        return path
+    }
+
     func perform() async -> SyncReport {
-        guard layout.directory == StoreLayout(directory: registry.storageDirectory).directory else {
+        guard Self.comparablePath(layout.directory) == Self.comparablePath(registry.storageDirectory) else {
             return SyncReport(outcome: .failed, runFailure: SyncFailure(kind: .terminal,
                 message: "the registry client installs into \(registry.storageDirectory.path) but the manifest's store is \(layout.directory.path)"))
         }

@@ -41,6 +41,13 @@ struct ReconcilerTests {
         #expect(!FileManager.default.fileExists(atPath: store.file("a").path))
     }
 
+    @Test("store directories compare by path, whatever trailing slash a URL carries")
+    func storePathComparison() {
+        #expect(SyncRun.comparablePath(URL(fileURLWithPath: "/var/lib/models/")) == SyncRun.comparablePath(URL(fileURLWithPath: "/var/lib/models")))
+        #expect(SyncRun.comparablePath(URL(fileURLWithPath: "/var/lib/./models")) == "/var/lib/models")
+        #expect(SyncRun.comparablePath(URL(fileURLWithPath: "/var/lib/models")) != SyncRun.comparablePath(URL(fileURLWithPath: "/var/lib/other")))
+    }
+
     @Test("a no-op sync makes exactly one API request and re-hashes nothing")
     func noOp() async throws {
         let store = TestStore()
