@@ -29,6 +29,9 @@ struct Child {
         defer { posix_spawn_file_actions_destroy(&actions) }
         posix_spawn_file_actions_adddup2(&actions, pipeFDs[1], 1)
         posix_spawn_file_actions_addclose(&actions, pipeFDs[0])
+        // Without this the child (and a daemon it starts, like nginx) would keep a second copy
+        // of the pipe's write end, and reading to the end would never return.
+        posix_spawn_file_actions_addclose(&actions, pipeFDs[1])
 
         var pid: pid_t = 0
         let start = DispatchTime.now()

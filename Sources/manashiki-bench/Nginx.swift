@@ -48,7 +48,9 @@ final class Nginx {
             try FileManager.default.createDirectory(at: workdir.appendingPathComponent("nginx-tmp"), withIntermediateDirectories: true)
             let path = workdir.appendingPathComponent("nginx.conf").path
             try config.write(toFile: path, atomically: true, encoding: .utf8)
-            if try Child.run(["nginx", "-c", path]).status == 0 { chosen = candidate; break }
+            // Through a shell with output to /dev/null: the daemonized master would otherwise
+            // keep our stdout pipe open, and reading it to the end would never return.
+            if try Child.shell("nginx -c '\(path)' > /dev/null 2>&1").status == 0 { chosen = candidate; break }
         }
         guard chosen != 0 else { throw BenchError("nginx did not start; see \(workdir.path)/nginx-error.log") }
         port = chosen

@@ -15,6 +15,8 @@ enum StorageSignal: Error {
     case restartFromZero
     /// 416 to a request for bytes after the end: the file may already be complete.
     case rangeNotSatisfiable
+    /// The download's overall deadline passed.
+    case deadlinePassed
 }
 
 /// Receives an artifact's body: hashes it and writes it to the partial file in 1 MiB blocks
@@ -37,10 +39,14 @@ final class ArtifactWriter: HTTPBodyConsumer, @unchecked Sendable {
     /// The status of the current attempt once its head arrived.
     private(set) var status: Int?
 
-    init(fd: Int32, path: String, expectedSize: Int64?, progress: (@Sendable (Int64, Int64?) -> Void)?) {
+    /// Uptime (nanoseconds) after which the transfer is stopped, if any.
+    private let deadline: UInt64?
+
+    init(fd: Int32, path: String, expectedSize: Int64?, deadline: UInt64? = nil, progress: (@Sendable (Int64, Int64?) -> Void)?) {
         self.fd = fd
         self.path = path
         self.expectedSize = expectedSize
+        self.deadline = deadline
         self.progress = progress
         block = .allocate(byteCount: Self.blockSize, alignment: 4096)
     }
@@ -93,6 +99,7 @@ final class ArtifactWriter: HTTPBodyConsumer, @unchecked Sendable {
         if let expectedSize, received + Int64(chunk.count) > expectedSize {
             throw APIError.bodyTooLong(expected: expectedSize)
         }
+        if let deadline, DispatchTime.now().uptimeNanoseconds >= deadline { throw StorageSignal.deadlinePassed }
         var offset = 0
         // Whole blocks straight from the transport's buffer: no copy.
         if blockCount == 0 && chunk.count >= Self.blockSize {

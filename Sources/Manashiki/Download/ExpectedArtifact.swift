@@ -33,6 +33,10 @@ public struct DownloadOptions: Sendable, Hashable {
     public var maxRedirects = 5
     /// The first pause before a resumption, doubled each time (capped at 4 s).
     public var resumeBackoff: TimeInterval = 0.25
+    /// The most a whole download may take, resumptions and URL refreshes included; nil (the
+    /// default) for no limit. The idle timeout already stops a stalled transfer; this also
+    /// stops one that keeps trickling in too slowly to ever finish.
+    public var deadline: TimeInterval?
 
     /// The defaults.
     public init() {}

@@ -64,12 +64,16 @@ extension ManashikiClient {
         }
 
         let expectedSize = expecting?.size ?? ticket.size
-        let writer = ArtifactWriter(fd: fd, path: partialPath, expectedSize: expectedSize, progress: progress)
+        let deadline = options.deadline.map { DispatchTime.now().uptimeNanoseconds + UInt64(max(0, $0) * 1e9) }
+        let writer = ArtifactWriter(fd: fd, path: partialPath, expectedSize: expectedSize, deadline: deadline, progress: progress)
         var url = try Self.checkedStorageURL(ticket.downloadUrl)
         var redirects = 0, refreshes = 0, resumes = 0
 
         transfer: while true {
             try Task.checkCancellation()
+            if let deadline, DispatchTime.now().uptimeNanoseconds >= deadline {
+                throw Self.deadlineError(modelId, options)
+            }
             writer.beginAttempt()
             var headers: HTTPHeaders = ["User-Agent": Self.userAgent, "Accept-Encoding": "identity"]
             if writer.received > 0 { headers["Range"] = "bytes=\(writer.received)-" }
@@ -115,6 +119,8 @@ extension ManashikiClient {
                     guard resumes <= options.maxResumes else {
                         throw APIError.transport("the storage host did not serve the requested byte range")
                     }
+                case .deadlinePassed:
+                    throw Self.deadlineError(modelId, options)
                 case .rangeNotSatisfiable:
                     if let expectedSize, writer.written == expectedSize { break transfer }
                     try writer.restart()
@@ -197,6 +203,10 @@ extension ManashikiClient {
             throw APIError.refusedURL("the download URL is not allowed (\(reason))")
         }
         return url
+    }
+
+    static func deadlineError(_ modelId: String, _ options: DownloadOptions) -> APIError {
+        .transport("the download of \(modelId) did not finish within the \(Int(options.deadline ?? 0)) s allowed (the connection is too slow); try again on a faster connection, or allow more time")
     }
 
     static func isResumable(_ error: APIError) -> Bool {

@@ -22,8 +22,8 @@ public struct URLSessionTransport: HTTPTransport {
     /// Creates a transport with its own ephemeral `URLSession`.
     /// - Parameters:
     ///   - maximumConnectionsPerHost: parallel connections to one host.
-    ///   - highWaterBytes: buffered bytes at which a stream is paused (default 8 MiB).
-    public init(maximumConnectionsPerHost: Int = 8, highWaterBytes: Int = 8 << 20) {
+    ///   - highWaterBytes: buffered bytes at which a stream is paused (default 4 MiB).
+    public init(maximumConnectionsPerHost: Int = 8, highWaterBytes: Int = 4 << 20) {
         box = SessionBox(maximumConnectionsPerHost: maximumConnectionsPerHost, highWater: highWaterBytes)
     }
 

@@ -20,7 +20,7 @@ public protocol RegistryClient: Sendable {
     func createSession(principalId: String, ttlSec: Int) async throws -> ModelSession
     /// Downloads, verifies and atomically installs `<storageDirectory>/<modelId>.bin`, refusing
     /// an artifact other than `expecting`.
-    func download(_ modelId: String, session: String?, expecting: ExpectedArtifact,
+    func download(_ modelId: String, session: String?, expecting: ExpectedArtifact, timeout: TimeInterval?,
                   progress: (@Sendable (Int64, Int64?) -> Void)?) async throws -> DownloadedModel
 }
 
@@ -29,8 +29,10 @@ extension ManashikiClient: RegistryClient {
     public var canIssueSessions: Bool { apiKey.canIssueSessions }
 
     /// `downloadModel(_:session:expecting:progress:)`.
-    public func download(_ modelId: String, session: String?, expecting: ExpectedArtifact,
+    public func download(_ modelId: String, session: String?, expecting: ExpectedArtifact, timeout: TimeInterval?,
                          progress: (@Sendable (Int64, Int64?) -> Void)?) async throws -> DownloadedModel {
-        try await downloadModel(modelId, session: session, expecting: expecting, progress: progress)
+        var options = DownloadOptions()
+        options.deadline = timeout
+        return try await downloadModel(modelId, session: session, expecting: expecting, options: options, progress: progress)
     }
 }

@@ -238,7 +238,8 @@ final class SyncRun: Sendable {
             let downloaded: DownloadedModel
             do {
                 downloaded = try await retry.run({ [registry, emit, token] in
-                    try await registry.download(id, session: token, expecting: expected, progress: { written, total in
+                    try await registry.download(id, session: token, expecting: expected,
+                                                timeout: manifest.policies.downloadTimeoutSeconds.map(TimeInterval.init), progress: { written, total in
                         emit(.progress(modelId: id, bytesWritten: written, totalBytes: total))
                     })
                 }, onRetry: { [emit] attempt, error, wait in

@@ -5,7 +5,8 @@ import Manashiki
 ///
 /// ```json
 /// "policies": {"lifecycle": ["production", "deprecated"], "checkCompatibility": true,
-///              "retry": {"maxAttempts": 4, "maxRetryAfterSeconds": 60}}
+///              "retry": {"maxAttempts": 4, "maxRetryAfterSeconds": 60},
+///              "downloadTimeoutSeconds": 3600}
 /// ```
 public struct SyncPolicies: Sendable, Hashable {
     /// Lifecycle statuses that may be installed. Default `production` and `deprecated`
@@ -17,17 +18,22 @@ public struct SyncPolicies: Sendable, Hashable {
     public var maxAttempts: Int
     /// The longest `Retry-After` honoured, in seconds.
     public var maxRetryAfterSeconds: Int
+    /// The most one model's download may take, resumptions included (nil: no limit; a stalled
+    /// transfer is stopped after 60 s without a byte anyway).
+    public var downloadTimeoutSeconds: Int?
 
     /// Creates policies; the defaults are described on each property.
     public init(
         allowedStatuses: [LifecycleStatus] = [.production, .deprecated],
         checkCompatibility: Bool = true,
         maxAttempts: Int = 4,
-        maxRetryAfterSeconds: Int = 60
+        maxRetryAfterSeconds: Int = 60,
+        downloadTimeoutSeconds: Int? = nil
     ) {
         self.allowedStatuses = allowedStatuses
         self.checkCompatibility = checkCompatibility
         self.maxAttempts = maxAttempts
         self.maxRetryAfterSeconds = maxRetryAfterSeconds
+        self.downloadTimeoutSeconds = downloadTimeoutSeconds
     }
 }

@@ -30,6 +30,12 @@ struct ManifestValidationTests {
         #expect(p?.description == #"models[3].version: "1.x" is neither a version nor a range; use "1.2.0", "^1.2" or "latest""#)
     }
 
+    @Test("a download timeout outside 1…604800 seconds names its path")
+    func badDownloadTimeout() {
+        #expect(only(#"{"schemaVersion": 1, "policies": {"downloadTimeoutSeconds": 0}, "models": [{"id": "a"}]}"#)?.path
+                == "policies.downloadTimeoutSeconds")
+    }
+
     @Test("a malformed range is refused")
     func badRange() {
         #expect(only(#"{"schemaVersion": 1, "models": [{"id": "a", "version": "^x"}]}"#)?.path == "models[0].version")

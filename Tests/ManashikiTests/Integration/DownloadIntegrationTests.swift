@@ -187,6 +187,23 @@ struct DownloadIntegrationTests {
         #expect(try f.previousIsIntact(previous))
     }
 
+    @Test("an overall deadline stops a transfer that trickles in too slowly to finish, keeping the previous file")
+    func deadline() async throws {
+        let f = try RegistryFixture()
+        let previous = try await f.installFirstCopy()
+        // 1 KiB every 20 ms: never idle long enough for the stall timeout, hours to finish 3 MiB.
+        f.registry.setFault(.slowDrip(chunkBytes: 1024, intervalMilliseconds: 20), modelId: "tiny", endpoint: .storage)
+        var options = DownloadOptions()
+        options.deadline = 0.5
+        do {
+            _ = try await f.client().downloadModel("tiny", session: nil, expecting: nil, options: options)
+            Issue.record("the deadline must stop the download")
+        } catch APIError.transport(let detail) {
+            #expect(detail.contains("did not finish within"))
+        }
+        #expect(try f.previousIsIntact(previous))
+    }
+
     @Test("a re-download after a new version is published replaces the old file")
     func replacesOlderVersion() async throws {
         let f = try RegistryFixture()
