@@ -43,7 +43,12 @@ enum ChildModes {
         var usage = rusage()
         getrusage(Int32(RUSAGE_SELF.rawValue), &usage)
         print("outcome=\(report.outcome.rawValue) downloaded=\(report.bytesDownloaded) hashed=\(report.bytesHashed) growthKiB=\(max(0, usage.ru_maxrss - idle))")
-        if !report.failures.isEmpty { FileHandle.standardError.write(Data("\(report.summary)\n".utf8)) }
+        if !report.failures.isEmpty {
+            var text = report.summary + "\n"
+            for result in report.results where result.failure != nil { text += "  \(result)\n" }
+            if let run = report.runFailure { text += "  run: \(run)\n" }
+            FileHandle.standardError.write(Data(text.utf8))
+        }
     }
 
     /// `_verify STORE`: re-hashes every installed file offline.

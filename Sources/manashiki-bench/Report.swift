@@ -42,5 +42,6 @@ func printTable(_ title: String, _ figures: [Figure]) {
         let note = f.note.isEmpty ? "" : " (\(f.note))"
         print("| \(f.name)\(note) | \(Figure.format(f.value, f.unit)) | \(f.targetText) | \(met) |")
     }
+    fflush(nil) // all output streams (Swift 6 forbids touching the global `stdout`)
 }
 #endif

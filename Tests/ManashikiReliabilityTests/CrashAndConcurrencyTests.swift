@@ -138,7 +138,7 @@ struct CrashAndConcurrencyTests {
     func durabilityOrder() async throws {
         let f = try SyncFixture(models: ["alpha"])
         let trace = f.scratch.file("trace.txt")
-        let result = try await CLIProcess.run(["-f", "-e", "trace=openat,fsync,fdatasync,rename,renameat,renameat2", "-o", trace.path,
+        let result = try await CLIProcess.run(["-f", "-e", "trace=openat,fsync,fdatasync,rename,renameat,renameat2,close", "-o", trace.path,
                                                CLIProcess.binary.path, "sync"],
                                               executable: URL(fileURLWithPath: HostCapabilities.strace!), environment: f.environment, in: f.directory)
         #expect(result.status == 0, "\(result.all)")
@@ -149,6 +149,7 @@ struct CrashAndConcurrencyTests {
         let openRegex = try Regex(#"openat\([^"]*"([^"]+)".*\)\s+=\s+(\d+)"#)
         let fsyncRegex = try Regex(#"(fsync|fdatasync)\((\d+)\)\s+=\s+0"#)
         let renameRegex = try Regex(#"rename(?:at2?)?\(.*"([^"]*alpha\.bin)".*\)\s+=\s+0"#)
+        let closeRegex = try Regex(#"close\((\d+)\)\s+=\s+0"#)
         for line in lines {
             if let m = try openRegex.firstMatch(in: line), let path = m.output[1].substring, let fd = m.output[2].substring {
                 fdPath[String(fd)] = String(path)
@@ -156,6 +157,9 @@ struct CrashAndConcurrencyTests {
                 events.append(("fsync", fdPath[String(fd)] ?? "?"))
             } else if (try renameRegex.firstMatch(in: line)) != nil {
                 events.append(("rename", "alpha.bin"))
+            } else if let m = try closeRegex.firstMatch(in: line), let fd = m.output[1].substring, let path = fdPath[String(fd)] {
+                events.append(("close", path))
+                fdPath[String(fd)] = nil
             }
         }
         let renameIndex = try #require(events.firstIndex { $0.0 == "rename" }, "no rename onto alpha.bin in the trace")
@@ -163,5 +167,9 @@ struct CrashAndConcurrencyTests {
         #expect(fileSync != nil, "no fsync of the partial file before the rename: \(events)")
         let dirSync = events[(renameIndex + 1)...].firstIndex { $0.0 == "fsync" && ($0.1 == f.store.path || $0.1 == f.store.path + "/") }
         #expect(dirSync != nil, "no fsync of the store directory after the rename: \(events)")
+        // The partial file stays open (holding its flock) until after the rename: a concurrent
+        // download's cleaner removes partial files whose lock it can take.
+        let partialClose = events.firstIndex { $0.0 == "close" && $0.1.hasPrefix("alpha.") && $0.1.hasSuffix(".partial") }
+        #expect(partialClose.map { $0 > renameIndex } == true, "the partial file was closed before the rename: \(events)")
     }
 }

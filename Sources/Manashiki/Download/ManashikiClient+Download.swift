@@ -146,10 +146,12 @@ extension ManashikiClient {
         try Task.checkCancellation()
         try POSIX.sync(fd, path: partialPath)
         let stamp = FileStamp.of(fd: fd) // mtime and inode survive the rename
-        close(fd)
-        open = false
+        // Rename while the descriptor (and so its flock) is still held: a concurrent download's
+        // cleaner removes partial files whose lock it can take, and would otherwise race this.
         try store.install(partial: partialName, as: modelId)
         installed = true
+        close(fd)
+        open = false
         let localURL = store.modelURL(modelId)
         Self.excludeFromBackup(localURL)
         var model = DownloadedModel(modelId: modelId, localURL: localURL, sha256: digest, size: writer.written,

@@ -204,6 +204,41 @@ struct DownloadIntegrationTests {
         #expect(try f.previousIsIntact(previous))
     }
 
+    @Test("many concurrent downloads into one store all install (no cleaner removes a live partial file)")
+    func concurrentDownloads() async throws {
+        var catalog = RegistryCatalog()
+        catalog.keys = [RegistryKey(secret: RegistryFixture.publicKey)]
+        let ids = (0..<400).map { String(format: "m%03d", $0) }
+        for (i, id) in ids.enumerated() {
+            catalog.add(model: RegistryModel(modelId: id, version: "1.0.0", artifact: .generated(size: 512 + i, seed: UInt64(i)), platforms: ["linux"]))
+        }
+        let registry = try DevelopmentRegistry.start(catalog: catalog)
+        defer { registry.stop() }
+        let storage = TempDir()
+        defer { storage.cleanup() }
+        let client = try ManashikiClient(apiKey: RegistryFixture.publicKey, baseURL: registry.apiBaseURL, storageDirectory: storage.url)
+        let failures = await withTaskGroup(of: String?.self) { group in
+            var next = 0, failed: [String] = []
+            func add() {
+                guard next < ids.count else { return }
+                let id = ids[next]
+                next += 1
+                group.addTask {
+                    do { _ = try await client.downloadModel(id); return nil } catch { return "\(id): \(error)" }
+                }
+            }
+            for _ in 0..<16 { add() }
+            while let result = await group.next() {
+                if let result { failed.append(result) }
+                add()
+            }
+            return failed
+        }
+        #expect(failures.isEmpty, "\(failures.prefix(3))")
+        let installed = try FileManager.default.contentsOfDirectory(atPath: storage.url.path).filter { $0.hasSuffix(".bin") }
+        #expect(installed.count == ids.count)
+    }
+
     @Test("a re-download after a new version is published replaces the old file")
     func replacesOlderVersion() async throws {
         let f = try RegistryFixture()
