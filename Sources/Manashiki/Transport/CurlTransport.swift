@@ -108,6 +108,13 @@ final class CurlTransfer: @unchecked Sendable {
         condition.unlock()
     }
 
+    /// Whether the async side is waiting for an event with nothing queued.
+    private var consumerIsIdle: Bool {
+        condition.lock()
+        defer { condition.unlock() }
+        return waiter != nil && events.isEmpty
+    }
+
     private var isCancelled: Bool {
         condition.lock()
         defer { condition.unlock() }
@@ -192,7 +199,9 @@ final class CurlTransfer: @unchecked Sendable {
         flushHeadIfNeeded()
         if pending.isEmpty { pending.reserveCapacity(Self.chunkSize + length) }
         pending.append(UnsafeRawPointer(data).assumingMemoryBound(to: UInt8.self), count: length)
-        if pending.count >= Self.chunkSize {
+        // Coalesce into ~1 MiB chunks while the consumer is busy (fast links); hand over what
+        // has arrived as soon as it is idle, so a slow link still shows progress.
+        if pending.count >= Self.chunkSize || consumerIsIdle {
             let chunk = pending
             pending = Data()
             if !enqueue(.chunk(chunk), bytes: chunk.count) { return 0 }

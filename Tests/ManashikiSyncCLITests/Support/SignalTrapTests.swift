@@ -11,7 +11,12 @@ struct SignalTrapTests {
     static func startSlowSync(_ fixture: Fixture, extra: [String] = []) async throws -> CLI.Running {
         fixture.registry.setFault(.slowDrip(chunkBytes: 1024, intervalMilliseconds: 100), modelId: "beta", endpoint: .storage)
         let running = try fixture.start(["sync", "--json"] + extra)
-        let started = await running.waitForOutput { $0.contains(#""type":"model.progress""#) && $0.contains(#""modelId":"beta""#) }
+        // A progress line for beta that is not its last: the download is under way.
+        let started = await running.waitForOutput { text in
+            text.split(separator: "\n").contains { line in
+                line.contains(#""type":"model.progress""#) && line.contains(#""modelId":"beta""#) && !line.contains(#""bytesWritten":131072"#)
+            }
+        }
         #expect(started)
         return running
     }
