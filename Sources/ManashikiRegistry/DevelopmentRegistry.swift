@@ -67,8 +67,13 @@ public final class DevelopmentRegistry: Sendable {
             throw error
         }
         let advertised = configuration.advertisedHost ?? (configuration.host == "0.0.0.0" ? "127.0.0.1" : configuration.host)
-        let apiURL = URL(string: "http://\(advertised):\(api.port)")!
-        let storageURL = URL(string: "http://\(advertised):\(storage.port)")!
+        guard let apiURL = URL(string: "http://\(advertised):\(api.port)"),
+              let storageURL = URL(string: "http://\(advertised):\(storage.port)") else {
+            api.stop()
+            storage.stop()
+            store.removeWorkDirectory()
+            throw RegistryStartError("\(advertised) is not a usable host name for URLs; pass a host name or IP address to --advertise-host")
+        }
         state.setOrigins(api: apiURL, storage: storageURL)
         api.start()
         storage.start()

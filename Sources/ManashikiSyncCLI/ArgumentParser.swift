@@ -8,6 +8,9 @@ import Foundation
 /// command line is visible to every local user in `ps` and is kept in shell history.
 public enum ArgumentParser {
     /// Options that would put a secret on the command line.
+    /// Options that take no value: `--json=false` must not quietly mean `--json`.
+    static let switches: Set<String> = ["-h", "--help", "--version", "--json", "-q", "--quiet", "-v", "--verbose",
+                                        "--dry-run", "--no-prune", "--repair"]
     static let refusedKeyOptions: Set<String> = ["--api-key", "--apikey", "--key", "--token", "--session"]
 
     /// Parses `arguments`.
@@ -32,6 +35,9 @@ public enum ArgumentParser {
                 inline = String(argument[argument.index(after: eq)...])
             }
             if refusedKeyOptions.contains(name) { throw refusedKey(name) }
+            if inline != nil, Self.switches.contains(name) {
+                throw UsageError("\(name) takes no value (leave out \"=…\")", command: command)
+            }
             func value() throws(UsageError) -> String {
                 if let inline { return inline }
                 guard let next = rest.first, !next.hasPrefix("--") || next == "-" else {

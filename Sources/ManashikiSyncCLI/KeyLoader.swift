@@ -83,7 +83,8 @@ public enum KeyLoader {
     static func resolve(_ path: String, against base: URL) -> URL {
         if path.hasPrefix("/") { return URL(fileURLWithPath: path).standardizedFileURL }
         if path == "~" || path.hasPrefix("~/") {
-            return FileManager.default.homeDirectoryForCurrentUser.appendingPathComponent(String(path.dropFirst(2))).standardizedFileURL
+            // NSHomeDirectory exists on every platform; homeDirectoryForCurrentUser is macOS-only.
+            return URL(fileURLWithPath: NSHomeDirectory(), isDirectory: true).appendingPathComponent(String(path.dropFirst(2))).standardizedFileURL
         }
         return base.appendingPathComponent(path).standardizedFileURL
     }

@@ -9,6 +9,14 @@ struct ArgumentParserTests {
         do { _ = try ArgumentParser.parse(args); return nil } catch { return error }
     }
 
+    @Test("options that take no value refuse one: --json=false must not mean --json", arguments: [
+        "--json=false", "--dry-run=false", "--repair=no", "--quiet=1", "--verbose=0", "--no-prune=false", "--help=x",
+    ])
+    func switchesTakeNoValue(flag: String) {
+        let error = usageError(["sync", flag])
+        #expect(error?.message.contains("takes no value") == true)
+    }
+
     @Test("each command parses with default global options")
     func commands() throws {
         #expect(try parse(["plan"]) == .plan(GlobalOptions()))

@@ -18,7 +18,7 @@ extension ManashikiClient {
         let response = try await performAPI(path: ["api", "models"])
         let catalog = try decode(ModelCatalogResponse.self, from: response, what: "GET /api/models")
         for (i, entry) in catalog.models.enumerated() {
-            if let problem = Self.problem(modelId: entry.modelId, size: entry.size, sha256: entry.sha256) {
+            if let problem = Self.problem(modelId: entry.modelId, version: entry.version, size: entry.size, sha256: entry.sha256) {
                 throw APIError.invalidResponse("GET /api/models: models[\(i)] \(problem)")
             }
         }
@@ -40,17 +40,27 @@ extension ManashikiClient {
         guard record.modelId == modelId else {
             throw APIError.invalidResponse("GET /api/models/\(modelId) answered a record for another model")
         }
-        if let problem = Self.problem(modelId: record.modelId, size: record.size, sha256: record.sha256) {
+        if let problem = Self.problem(modelId: record.modelId, version: record.version, size: record.size, sha256: record.sha256) {
             throw APIError.invalidResponse("GET /api/models/\(modelId): \(problem)")
         }
         return record
     }
 
     /// What is wrong with an entry's fields, if anything.
-    static func problem(modelId: String, size: Int64, sha256: String) -> String? {
+    static func problem(modelId: String, version: String, size: Int64, sha256: String) -> String? {
         if !ModelID.isValid(modelId) { return "has an invalid modelId \(APIError.quoted(modelId))" }
+        if !isUsableVersion(version) { return "has a version that is empty, over 128 characters, or contains control characters" }
         if size < 0 { return "has a negative size" }
         if !SHA256Digest.isHex(sha256) { return "has a sha256 that is not 64 lowercase hex characters" }
         return nil
+    }
+
+    /// Versions end up in logs, terminals and file metadata: 1 to 128 characters, none of them
+    /// control or invisible formatting characters.
+    static func isUsableVersion(_ version: String) -> Bool {
+        let scalars = version.unicodeScalars
+        return !scalars.isEmpty && version.count <= 128 && !scalars.contains {
+            $0.value < 0x20 || $0.value == 0x7F || (0x80...0x9F).contains($0.value) || $0.properties.generalCategory == .format
+        }
     }
 }

@@ -179,6 +179,9 @@ extension ManashikiClient {
         if let sha = ticket.sha256, !SHA256Digest.isHex(sha) {
             throw APIError.invalidResponse("GET /api/download/\(modelId): sha256 is not 64 lowercase hex characters")
         }
+        if let version = ticket.version, !Self.isUsableVersion(version) {
+            throw APIError.invalidResponse("GET /api/download/\(modelId): the version is empty, over 128 characters, or contains control characters")
+        }
         if let size = ticket.size, size < 0 {
             throw APIError.invalidResponse("GET /api/download/\(modelId): size is negative")
         }

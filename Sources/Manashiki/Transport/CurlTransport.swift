@@ -59,6 +59,8 @@ final class CurlTransfer: @unchecked Sendable {
     }
 
     static let chunkSize = 1 << 20
+    /// The longest received bytes wait to be handed over, in nanoseconds.
+    static let maxPendingAge: UInt64 = 100_000_000
 
     private let request: HTTPRequest
     private let maxQueuedBytes: Int
@@ -84,6 +86,7 @@ final class CurlTransfer: @unchecked Sendable {
 
     // Owned by the curl thread.
     private var pending = Data()
+    private var pendingSince: UInt64 = 0
     private var statusLine: Int?
     private var headerFields = HTTPHeaders()
     private var headSent = false
@@ -106,13 +109,6 @@ final class CurlTransfer: @unchecked Sendable {
         cancelled = true
         condition.broadcast()
         condition.unlock()
-    }
-
-    /// Whether the async side is waiting for an event with nothing queued.
-    private var consumerIsIdle: Bool {
-        condition.lock()
-        defer { condition.unlock() }
-        return waiter != nil && events.isEmpty
     }
 
     private var isCancelled: Bool {
@@ -198,10 +194,12 @@ final class CurlTransfer: @unchecked Sendable {
     private func onData(_ data: UnsafePointer<CChar>, _ length: Int) -> Int {
         flushHeadIfNeeded()
         if pending.isEmpty { pending.reserveCapacity(Self.chunkSize + length) }
+        let now = DispatchTime.now().uptimeNanoseconds
+        if pending.isEmpty { pendingSince = now }
         pending.append(UnsafeRawPointer(data).assumingMemoryBound(to: UInt8.self), count: length)
-        // Coalesce into ~1 MiB chunks while the consumer is busy (fast links); hand over what
-        // has arrived as soon as it is idle, so a slow link still shows progress.
-        if pending.count >= Self.chunkSize || consumerIsIdle {
+        // Coalesce into ~1 MiB chunks (a fast link fills one in well under a millisecond); on a
+        // slow link hand over what has arrived once it is 100 ms old, so progress still shows.
+        if pending.count >= Self.chunkSize || now - pendingSince >= Self.maxPendingAge {
             let chunk = pending
             pending = Data()
             if !enqueue(.chunk(chunk), bytes: chunk.count) { return 0 }

@@ -192,6 +192,17 @@ public enum RegistryCommand {
             printError("manashiki-registry: cannot start: \(error)")
             return 69
         }
+        // Signals are handled before readiness is announced: a harness may send SIGTERM as soon
+        // as it sees the ready line, and the ready file must still be removed then.
+        let done = DispatchSemaphore(value: 0)
+        var sources: [any DispatchSourceSignal] = []
+        for number in [SIGINT, SIGTERM] {
+            signal(number, SIG_IGN)
+            let source = DispatchSource.makeSignalSource(signal: number, queue: .global())
+            source.setEventHandler { done.signal() }
+            source.resume()
+            sources.append(source)
+        }
         let api = registry.apiBaseURL.absoluteString, storage = registry.storageBaseURL.absoluteString
         let ready = String(decoding: JSONBody.encode(["apiBaseURL": api, "storageBaseURL": storage, "pid": Int(getpid())]), as: UTF8.self)
         print("""
@@ -212,15 +223,6 @@ public enum RegistryCommand {
                 registry.stop()
                 return 73
             }
-        }
-        let done = DispatchSemaphore(value: 0)
-        var sources: [any DispatchSourceSignal] = []
-        for number in [SIGINT, SIGTERM] {
-            signal(number, SIG_IGN)
-            let source = DispatchSource.makeSignalSource(signal: number, queue: .global())
-            source.setEventHandler { done.signal() }
-            source.resume()
-            sources.append(source)
         }
         done.wait()
         print("manashiki-registry: stopping")

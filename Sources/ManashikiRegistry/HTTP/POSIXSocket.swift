@@ -19,8 +19,11 @@ struct SocketError: Error, CustomStringConvertible {
 
 /// Thin wrappers over the POSIX socket calls the servers use (Glibc on Linux, Darwin on Apple).
 enum POSIXSocket {
-    #if os(Linux) || os(Android)
+    #if canImport(Glibc)
     static let streamType = Int32(SOCK_STREAM.rawValue)
+    static let sendFlags = Int32(MSG_NOSIGNAL)
+    #elseif canImport(Musl) || canImport(Android)
+    static let streamType = Int32(SOCK_STREAM)
     static let sendFlags = Int32(MSG_NOSIGNAL)
     #else
     static let streamType = SOCK_STREAM

@@ -79,9 +79,19 @@ struct AdminEndpoint {
         return faultList()
     }
 
+    /// Over HTTP the log is redacted: any local process can read it, so keys, bearer tokens and
+    /// URL signatures are replaced (the Swift `requestLog()` keeps them for tests).
     private static func encode(_ entry: LoggedRequest) -> [String: Any] {
-        ["origin": entry.origin.rawValue, "method": entry.method, "path": entry.path,
-         "query": entry.query.map { $0 as Any } ?? NSNull(), "target": entry.target,
-         "headers": entry.headers.map { [$0.name, $0.value] }, "sequence": entry.sequence]
+        let secretHeaders: Set<String> = ["x-api-key", "authorization", "x-admin-token"]
+        let headers = entry.headers.map { h in [h.name, secretHeaders.contains(h.name.lowercased()) ? "[redacted]" : h.value] }
+        return ["origin": entry.origin.rawValue, "method": entry.method, "path": entry.path,
+                "query": entry.query.map { redactSignature($0) as Any } ?? NSNull(), "target": redactSignature(entry.target),
+                "headers": headers, "sequence": entry.sequence]
+    }
+
+    /// `sig=…` query values replaced by `[redacted]`.
+    static func redactSignature(_ text: String) -> String {
+        guard let regex = try? NSRegularExpression(pattern: "(sig=)[^&]*") else { return text }
+        return regex.stringByReplacingMatches(in: text, range: NSRange(text.startIndex..., in: text), withTemplate: "$1[redacted]")
     }
 }

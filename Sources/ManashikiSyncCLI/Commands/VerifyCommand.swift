@@ -60,13 +60,25 @@ public struct VerifyCommand: Sendable {
         // replaces them (missing ones are downloaded anyway), then verify again.
         let key: LoadedKey
         do { key = try context.loadKey(manifest: manifest) } catch { return context.report(error, command: "verify") }
-        guard let lock = try? await StoreLock.acquire(layout, timeout: context.global.lockTimeout) else { return lockedExit() }
+        let acquired: StoreLock?
+        do { acquired = try await StoreLock.acquire(layout, timeout: context.global.lockTimeout) } catch {
+            // A read-only store, say: report what happened, not "locked".
+            let advice = ErrorAdvice.text(for: SyncFailure(error))
+            context.console.error(ErrorAdvice.line(modelId: nil, what: advice.what, todo: advice.todo))
+            return .failure
+        }
+        guard let lock = acquired else { return lockedExit() }
         if case .loaded(var state) = StateFile.read(layout) {
             for finding in damaged { state.models[finding.modelId] = nil }
             try? StateFile.write(state, to: layout)
         }
         lock.release()
-        let (syncCode, _) = await ReconcileRun(context: context, manifest: manifest, key: key, command: "verify", dryRun: false,
+        // Repair only what is damaged: no prunes, no upgrades of healthy models, no new installs.
+        var repair = manifest
+        let damagedIds = Set(damaged.map(\.modelId))
+        repair.models = manifest.models.filter { damagedIds.contains($0.id) }
+        repair.store.prune.mode = .off
+        let (syncCode, _) = await ReconcileRun(context: context, manifest: repair, key: key, command: "verify", dryRun: false,
                                                  jsonSummary: false).perform()
         if syncCode == .locked || syncCode == .interrupted || syncCode == .terminated || syncCode == .usage { return syncCode }
         guard let second = await check(layout, manifest: manifest) else { return .locked }

@@ -64,7 +64,7 @@ public struct Console: Sendable {
     public var colorAllowed: Bool { (environment["NO_COLOR"] ?? "").isEmpty }
 
     /// Writes one line to stdout.
-    public func line(_ text: String) { out.write(text + "\n") }
+    public func line(_ text: String) { out.write(TextSanitizer.oneLine(text) + "\n") }
 
     /// Writes one `manashiki-sync: error: …` line to stderr (newlines folded, control
     /// characters removed).

@@ -99,10 +99,38 @@ public final class ProgressRenderer: RunRenderer, @unchecked Sendable {
         out += "\r\u{1B}[J"
         for line in pending { out += line + "\n" }
         pending.removeAll()
-        let live = liveLines(now: now)
+        // Live lines must not wrap: the redraw moves up exactly one row per line.
+        let live = liveLines(now: now).map { Self.fit($0, width: console.width - 1) }
         for line in live { out += line + "\n" }
         drawnLines = live.count
         console.out.write(out)
+    }
+
+    /// `line` cut to `width` visible characters; colour escape sequences do not count and the
+    /// colour is reset after a cut.
+    static func fit(_ line: String, width: Int) -> String {
+        let width = max(width, 10)
+        var out = "", visible = 0, inEscape = false, sawEscape = false
+        for ch in line {
+            if inEscape {
+                out.append(ch)
+                if ch.isLetter { inEscape = false }
+                continue
+            }
+            if ch == "\u{1B}" {
+                inEscape = true
+                sawEscape = true
+                out.append(ch)
+                continue
+            }
+            if visible == width - 1, line.count > width {
+                out += "…"
+                return sawEscape ? out + "\u{1B}[0m" : out
+            }
+            out.append(ch)
+            visible += 1
+        }
+        return out
     }
 
     private func liveLines(now: Double) -> [String] {

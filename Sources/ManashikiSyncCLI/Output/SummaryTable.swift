@@ -6,7 +6,8 @@ public enum SummaryTable {
     /// Lays out `rows` under `headers`, columns two spaces apart; the last column is cut to fit
     /// `width` (with `…`).
     public static func render(headers: [String], rows: [[String]], width: Int) -> [String] {
-        let all = [headers] + rows
+        // Cells can hold server text (versions, ids, reasons): never let control characters through.
+        let all = ([headers] + rows).map { $0.map(TextSanitizer.oneLine) }
         var widths = headers.map(\.count)
         for row in all { for (i, cell) in row.enumerated() where i < widths.count { widths[i] = max(widths[i], cell.count) } }
         return all.map { row in

@@ -4,8 +4,11 @@ import Foundation
 /// of seconds.
 public enum DurationText {
     /// Parses `text`, or returns nil when it is not a duration.
+    /// The longest duration accepted: a year, in seconds.
+    public static let maxSeconds = 366 * 86_400
+
     public static func parse(_ text: String) -> Duration? {
-        if let seconds = Int(text), seconds >= 0 { return .seconds(seconds) }
+        if let seconds = Int(text) { return (0...maxSeconds).contains(seconds) ? .seconds(seconds) : nil }
         var total: Duration = .zero
         var digits = ""
         let chars = Array(text)
@@ -15,18 +18,22 @@ public enum DurationText {
         while i < chars.count {
             let c = chars[i]
             if c.isASCII, c.isNumber { digits.append(c); i += 1; continue }
-            guard let value = Int(digits) else { return nil }
+            // Anything beyond a year is a typo, and larger numbers would overflow.
+            guard let value = Int(digits), value <= Self.maxSeconds else { return nil }
             digits = ""
             if c == "m", i + 1 < chars.count, chars[i + 1] == "s" {
                 total += .milliseconds(value); i += 2; sawUnit = true; continue
             }
+            let unit: Int
             switch c {
-            case "s": total += .seconds(value)
-            case "m": total += .seconds(value * 60)
-            case "h": total += .seconds(value * 3600)
-            case "d": total += .seconds(value * 86400)
+            case "s": unit = 1
+            case "m": unit = 60
+            case "h": unit = 3600
+            case "d": unit = 86400
             default: return nil
             }
+            total += .seconds(value * unit)
+            guard total <= .seconds(Self.maxSeconds) else { return nil }
             sawUnit = true
             i += 1
         }

@@ -14,6 +14,23 @@ struct SummaryTableTests {
         #expect(lines[2] == "b          y")
     }
 
+    @Test("cells never pass control characters through (a hostile version string)")
+    func sanitized() {
+        let lines = SummaryTable.render(headers: ["MODEL", "VERSION"], rows: [["a", "1.0\u{1B}[2J\u{1B}]0;pwned\u{07}"]], width: 80)
+        #expect(lines.allSatisfy { !$0.unicodeScalars.contains { $0.value < 0x20 || $0.value == 0x7F } })
+    }
+
+    @Test("live progress lines are cut to the terminal width, colour codes not counted")
+    func fit() {
+        let plain = String(repeating: "x", count: 120)
+        #expect(ProgressRenderer.fit(plain, width: 79).count == 79)
+        #expect(ProgressRenderer.fit("short", width: 79) == "short")
+        let colored = "\u{1B}[32m" + plain + "\u{1B}[0m"
+        let cut = ProgressRenderer.fit(colored, width: 79)
+        #expect(cut.replacingOccurrences(of: "\u{1B}[32m", with: "").replacingOccurrences(of: "\u{1B}[0m", with: "").count == 79)
+        #expect(cut.hasSuffix("\u{1B}[0m"))
+    }
+
     @Test("the results table has one row per model")
     func results() {
         let lines = SummaryTable.results(RendererFixtures.report, width: 120)

@@ -11,7 +11,10 @@ struct DurationTextTests {
         #expect(DurationText.parse(text).map(JSONEventWriter.seconds) == seconds)
     }
 
-    @Test("rejects what is not a duration", arguments: ["", "h", "6x", "1.5h", "-3s", "6h30", "soon"])
+    @Test("rejects what is not a duration, and anything beyond a year (no overflow crash)", arguments: [
+        "", "h", "6x", "1.5h", "-3s", "6h30", "soon", "9999999999999999h", "9999999999999999d", "9223372036854775807",
+        "367d", "99999999999999999999999s",
+    ])
     func rejects(text: String) {
         #expect(DurationText.parse(text) == nil)
     }
