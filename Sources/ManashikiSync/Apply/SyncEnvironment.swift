@@ -60,7 +60,7 @@ public enum CommandRunner {
 
     #if os(macOS) || os(Linux)
     private static func runBlocking(_ executable: String, _ arguments: [String]) throws -> String {
-        let process = Process()
+        let process = ChildProcess()
         process.executableURL = URL(fileURLWithPath: executable)
         process.arguments = arguments
         var environment = ProcessInfo.processInfo.environment

@@ -1,4 +1,5 @@
 import Foundation
+import Manashiki
 import Testing
 @testable import ManashikiRegistry
 
@@ -53,7 +54,7 @@ struct RegistryCommandTests {
         let binary = Self.executable
         try #require(FileManager.default.isExecutableFile(atPath: binary.path), "build the manashiki-registry product first")
         let ready = FileManager.default.temporaryDirectory.appendingPathComponent("ready-\(UUID().uuidString).json")
-        let process = Process()
+        let process = ChildProcess()
         process.executableURL = binary
         process.arguments = ["serve", Fixture.examplesDirectory.path, "--port", "0", "--ready-file", ready.path]
         let out = Pipe()
@@ -86,7 +87,7 @@ struct RegistryCommandTests {
         try #require(FileManager.default.isExecutableFile(atPath: binary.path), "build the manashiki-registry product first")
         let dir = try CatalogFileParserTests.directory(#"{"models": [{"modelId": "a", "version": "1", "artifact": {"generated": {"size": -1, "seed": 1}}}]}"#)
         defer { try? FileManager.default.removeItem(at: dir) }
-        let process = Process()
+        let process = ChildProcess()
         process.executableURL = binary
         process.arguments = ["check", dir.path]
         let err = Pipe()

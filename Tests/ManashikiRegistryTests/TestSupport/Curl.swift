@@ -1,4 +1,5 @@
 import Foundation
+import Manashiki
 
 /// What a `curl` run produced.
 struct CurlResult {
@@ -23,7 +24,7 @@ enum Curl {
         try FileManager.default.createDirectory(at: dir, withIntermediateDirectories: true)
         defer { try? FileManager.default.removeItem(at: dir) }
         let bodyFile = dir.appendingPathComponent("body"), headerFile = dir.appendingPathComponent("headers")
-        let process = Process()
+        let process = ChildProcess()
         process.executableURL = URL(fileURLWithPath: "/usr/bin/curl")
         process.arguments = ["-s", "--max-time", String(maxTime), "-o", bodyFile.path, "-D", headerFile.path,
                              "-w", "%{http_code}"] + arguments

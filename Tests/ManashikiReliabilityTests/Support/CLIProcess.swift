@@ -1,4 +1,5 @@
 import Foundation
+import Manashiki
 import Testing
 #if canImport(Glibc)
 import Glibc
@@ -69,7 +70,7 @@ enum CLIProcess {
 
     /// A running child with live output.
     final class Running: @unchecked Sendable {
-        let process = Process()
+        let process = ChildProcess()
         let out = OutputCollector()
         let err = OutputCollector()
 
@@ -128,7 +129,7 @@ enum CLIProcess {
     /// Runs a helper program synchronously (mount, umount, dd…) and returns its status and output.
     @discardableResult
     static func tool(_ path: String, _ arguments: [String]) -> (status: Int32, output: String) {
-        let process = Process()
+        let process = ChildProcess()
         process.executableURL = URL(fileURLWithPath: path)
         process.arguments = arguments
         let pipe = Pipe()

@@ -1,4 +1,5 @@
 import Foundation
+import Manashiki
 import Testing
 import ManashikiRegistry
 import ManashikiSync
@@ -78,7 +79,7 @@ enum CLI {
 
     /// A running process with live output.
     final class Running: @unchecked Sendable {
-        let process = Process()
+        let process = ChildProcess()
         let out = PipeCollector()
         let err = PipeCollector()
 

@@ -48,7 +48,7 @@ struct SHA256HasherTests {
                 offset += n
             }
         }
-        let p = Process()
+        let p = ChildProcess()
         p.executableURL = URL(fileURLWithPath: "/usr/bin/sha256sum")
         p.arguments = [file.path]
         let out = Pipe()
