@@ -42,7 +42,7 @@ let package = Package(
         .testTarget(name: "ManashikiTests", dependencies: ["Manashiki", "ManashikiTestSupport", "ManashikiRegistry"]),
         .testTarget(name: "ManashikiRegistryTests", dependencies: ["ManashikiRegistry", "Manashiki"]),
         .testTarget(name: "ManashikiSyncTests", dependencies: ["ManashikiSync", "Manashiki", "ManashikiTestSupport", "ManashikiRegistry"]),
-        .testTarget(name: "ManashikiSyncCLITests", dependencies: ["ManashikiSyncCLI", "ManashikiSync", "ManashikiRegistry", "manashiki-sync"]),
+        .testTarget(name: "ManashikiSyncCLITests", dependencies: ["ManashikiSyncCLI", "ManashikiSync", "ManashikiRegistry", "ManashikiTestSupport", "manashiki-sync"]),
         // Failure injection, crashes, file-system hazards and secrets (README "Reliability").
         .testTarget(
             name: "ManashikiReliabilityTests",

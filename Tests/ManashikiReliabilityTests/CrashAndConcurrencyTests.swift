@@ -138,28 +138,21 @@ struct CrashAndConcurrencyTests {
     func durabilityOrder() async throws {
         let f = try SyncFixture(models: ["alpha"])
         let trace = f.scratch.file("trace.txt")
-        let result = try await CLIProcess.run(["-f", "-e", "trace=openat,fsync,fdatasync,rename,renameat,renameat2,close", "-o", trace.path,
+        // -y prints each descriptor's path inline, so a call split by another thread's
+        // (`<unfinished ...>` / `<... resumed>`) still names its file on its first line.
+        let result = try await CLIProcess.run(["-f", "-y", "-e", "trace=fsync,fdatasync,rename,renameat,renameat2,close", "-o", trace.path,
                                                CLIProcess.binary.path, "sync"],
                                               executable: URL(fileURLWithPath: HostCapabilities.strace!), environment: f.environment, in: f.directory)
         #expect(result.status == 0, "\(result.all)")
         let lines = try String(contentsOf: trace, encoding: .utf8).split(separator: "\n").map(String.init)
-        // Map fds to paths from openat results, then find the rename onto alpha.bin.
-        var fdPath: [String: String] = [:]
         var events: [(String, String)] = []   // (syscall, path)
-        let openRegex = try Regex(#"openat\([^"]*"([^"]+)".*\)\s+=\s+(\d+)"#)
-        let fsyncRegex = try Regex(#"(fsync|fdatasync)\((\d+)\)\s+=\s+0"#)
-        let renameRegex = try Regex(#"rename(?:at2?)?\(.*"([^"]*alpha\.bin)".*\)\s+=\s+0"#)
-        let closeRegex = try Regex(#"close\((\d+)\)\s+=\s+0"#)
+        let fdCall = try Regex(#"\b(fsync|fdatasync|close)\(\d+<([^>]*)>"#)
+        let renameRegex = try Regex(#"rename(?:at2?)?\(.*"([^"]*alpha\.bin)""#)
         for line in lines {
-            if let m = try openRegex.firstMatch(in: line), let path = m.output[1].substring, let fd = m.output[2].substring {
-                fdPath[String(fd)] = String(path)
-            } else if let m = try fsyncRegex.firstMatch(in: line), let fd = m.output[2].substring {
-                events.append(("fsync", fdPath[String(fd)] ?? "?"))
+            if let m = try fdCall.firstMatch(in: line), let call = m.output[1].substring, let path = m.output[2].substring {
+                events.append((call == "close" ? "close" : "fsync", String(path)))
             } else if (try renameRegex.firstMatch(in: line)) != nil {
                 events.append(("rename", "alpha.bin"))
-            } else if let m = try closeRegex.firstMatch(in: line), let fd = m.output[1].substring, let path = fdPath[String(fd)] {
-                events.append(("close", path))
-                fdPath[String(fd)] = nil
             }
         }
         let renameIndex = try #require(events.firstIndex { $0.0 == "rename" }, "no rename onto alpha.bin in the trace")
@@ -169,7 +162,11 @@ struct CrashAndConcurrencyTests {
         #expect(dirSync != nil, "no fsync of the store directory after the rename: \(events)")
         // The partial file stays open (holding its flock) until after the rename: a concurrent
         // download's cleaner removes partial files whose lock it can take.
-        let partialClose = events.firstIndex { $0.0 == "close" && $0.1.hasPrefix("alpha.") && $0.1.hasSuffix(".partial") }
-        #expect(partialClose.map { $0 > renameIndex } == true, "the partial file was closed before the rename: \(events)")
+        // (-y names a descriptor by its path at the time of the call: after the rename, the
+        // partial file's descriptor is alpha.bin.)
+        let closedEarly = events[..<renameIndex].contains { $0.0 == "close" && $0.1.contains("/alpha.") && $0.1.hasSuffix(".partial") }
+        #expect(!closedEarly, "the partial file was closed before the rename: \(events)")
+        let closedAfter = events[(renameIndex + 1)...].contains { $0.0 == "close" && $0.1.hasSuffix("/alpha.bin") }
+        #expect(closedAfter, "the installed file's descriptor was not closed after the rename: \(events)")
     }
 }

@@ -1,4 +1,5 @@
 import Foundation
+import ManashikiTestSupport
 import Manashiki
 import Testing
 #if canImport(Glibc)
@@ -29,28 +30,8 @@ struct RunResult: Sendable {
     }
 }
 
-/// Collects a pipe's bytes as they arrive.
-final class OutputCollector: @unchecked Sendable {
-    private let lock = NSLock()
-    private var data = Data()
-    let pipe = Pipe()
-
-    init() {
-        pipe.fileHandleForReading.readabilityHandler = { [weak self] handle in
-            let chunk = handle.availableData
-            guard !chunk.isEmpty, let self else { return }
-            self.lock.lock(); self.data.append(chunk); self.lock.unlock()
-        }
-    }
-
-    func drain() {
-        pipe.fileHandleForReading.readabilityHandler = nil
-        let rest = pipe.fileHandleForReading.readDataToEndOfFile()
-        lock.lock(); data.append(rest); lock.unlock()
-    }
-
-    var text: String { lock.lock(); defer { lock.unlock() }; return String(decoding: data, as: UTF8.self) }
-}
+/// Collects a pipe's bytes as they arrive (a reader thread; see `OutputPipe`).
+typealias OutputCollector = OutputPipe
 
 /// Runs the built `manashiki-sync` (or another program) as a child process.
 enum CLIProcess {

@@ -1,4 +1,5 @@
 import Foundation
+import ManashikiTestSupport
 import Manashiki
 import Testing
 import ManashikiRegistry
@@ -35,28 +36,8 @@ struct CLIResult {
     }
 }
 
-/// Collects a pipe's bytes as they arrive.
-final class PipeCollector: @unchecked Sendable {
-    private let lock = NSLock()
-    private var data = Data()
-    let pipe = Pipe()
-
-    init() {
-        pipe.fileHandleForReading.readabilityHandler = { [weak self] handle in
-            let chunk = handle.availableData
-            guard !chunk.isEmpty, let self else { return }
-            self.lock.lock(); self.data.append(chunk); self.lock.unlock()
-        }
-    }
-
-    func drain() {
-        pipe.fileHandleForReading.readabilityHandler = nil
-        let rest = pipe.fileHandleForReading.readDataToEndOfFile()
-        lock.lock(); data.append(rest); lock.unlock()
-    }
-
-    var text: String { lock.lock(); defer { lock.unlock() }; return String(decoding: data, as: UTF8.self) }
-}
+/// Collects a pipe's bytes as they arrive (a reader thread; see `OutputPipe`).
+typealias PipeCollector = OutputPipe
 
 /// Runs the built binary.
 enum CLI {
