@@ -42,7 +42,7 @@ final class RawConnection {
 
     /// Connects to 127.0.0.1:`port`; reads time out after `timeout` seconds of silence.
     /// `receiveBuffer` (when set) fixes SO_RCVBUF, which also disables receive-window autotuning.
-    init(port: Int, timeout: Double = 5, receiveBuffer: Int32? = nil) throws {
+    init(port: Int, timeout: Double = 20, receiveBuffer: Int32? = nil) throws {
         #if os(Linux)
         fd = socket(AF_INET, rawStreamType, 0)
         #else

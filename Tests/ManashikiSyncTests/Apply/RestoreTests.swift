@@ -68,7 +68,7 @@ struct RestoreTests {
             }
         }
         let models = store.url.appendingPathComponent("models")
-        let options = Reconciler.Options(lockTimeout: .zero, device: Fixture.linux, freeSpace: { _ in 1 << 30 })
+        let options = Reconciler.Options(lockTimeout: .seconds(10), sleep: Fixture.lockPollSleep, device: Fixture.linux, freeSpace: { _ in 1 << 30 })
         let report = try await ModelSync.restore(manifestURL: manifestURL, apiKey: "mk_pub_acme_0123456789abcdefghij",
                                                  storeDirectory: models, transport: mock, options: options)
         #expect(report.outcome == .changed, "\(report.summary)")
