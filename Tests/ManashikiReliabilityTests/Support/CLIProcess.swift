@@ -49,58 +49,34 @@ enum CLIProcess {
         return candidates.first { FileManager.default.isExecutableFile(atPath: $0.path) } ?? candidates[0]
     }()
 
-    /// A running child with live output.
+    /// A running child with live output (see `RunningChild`).
     final class Running: @unchecked Sendable {
-        let process = ChildProcess()
-        let out = OutputCollector()
-        let err = OutputCollector()
+        let child: RunningChild
+        init(_ child: RunningChild) { self.child = child }
 
+        var process: ChildProcess { child.process }
+        var out: OutputPipe { child.out }
+        var err: OutputPipe { child.err }
         var pid: Int32 { process.processIdentifier }
         var isRunning: Bool { process.isRunning }
 
         /// Waits until `condition()` holds (checked every 10 ms, at most `timeout` seconds).
         func wait(timeout: Double = 20, until condition: () -> Bool) async -> Bool {
-            let deadline = Date().addingTimeInterval(timeout)
-            while Date() < deadline {
-                if condition() { return true }
-                if !process.isRunning { return condition() }
-                try? await Task.sleep(for: .milliseconds(10))
-            }
-            return false
+            await child.wait(timeout: timeout, until: condition)
         }
 
-        func send(_ signal: Int32) { kill(process.processIdentifier, signal) }
+        func send(_ signal: Int32) { child.send(signal) }
 
         /// Waits for the exit (SIGKILL after `timeout` seconds, recorded as an issue).
         func finish(timeout: Double = 30) async -> RunResult {
-            let deadline = Date().addingTimeInterval(timeout)
-            while process.isRunning && Date() < deadline { try? await Task.sleep(for: .milliseconds(10)) }
-            if process.isRunning {
-                Issue.record("\(process.executableURL?.lastPathComponent ?? "child") did not exit in \(timeout)s; killed")
-                kill(process.processIdentifier, SIGKILL)
-            }
-            process.waitUntilExit()
-            out.drain()
-            err.drain()
-            return RunResult(status: process.terminationStatus, signalled: process.terminationReason == .uncaughtSignal,
-                             stdout: out.text, stderr: err.text)
+            let r = await child.finish(timeout: timeout)
+            return RunResult(status: r.status, signalled: r.signalled, stdout: r.stdout, stderr: r.stderr)
         }
     }
 
     /// Starts `executable` (default: manashiki-sync) with exactly `environment` plus PATH, HOME and LANG.
     static func start(_ arguments: [String], executable: URL? = nil, environment: [String: String] = [:], in directory: URL) throws -> Running {
-        let running = Running()
-        running.process.executableURL = executable ?? binary
-        running.process.arguments = arguments
-        running.process.currentDirectoryURL = directory
-        var env = ["PATH": "/usr/bin:/bin:/usr/sbin:/sbin", "HOME": directory.path, "LANG": "C.UTF-8"]
-        env.merge(environment) { _, new in new }
-        running.process.environment = env
-        running.process.standardOutput = running.out.pipe
-        running.process.standardError = running.err.pipe
-        running.process.standardInput = FileHandle.nullDevice
-        try running.process.run()
-        return running
+        Running(try RunningChild.start(executable ?? binary, arguments, environment: environment, in: directory))
     }
 
     static func run(_ arguments: [String], executable: URL? = nil, environment: [String: String] = [:], in directory: URL, timeout: Double = 60) async throws -> RunResult {

@@ -58,55 +58,32 @@ enum CLI {
         return candidates.first { FileManager.default.isExecutableFile(atPath: $0.path) } ?? candidates[0]
     }()
 
-    /// A running process with live output.
+    /// A running process with live output (see `RunningChild`).
     final class Running: @unchecked Sendable {
-        let process = ChildProcess()
-        let out = PipeCollector()
-        let err = PipeCollector()
+        let child: RunningChild
+        init(_ child: RunningChild) { self.child = child }
+
+        var process: ChildProcess { child.process }
+        var out: OutputPipe { child.out }
 
         /// Waits until `condition(stdout)` holds (up to `timeout` seconds).
         func waitForOutput(timeout: Double = 20, _ condition: (String) -> Bool) async -> Bool {
-            let deadline = Date().addingTimeInterval(timeout)
-            while Date() < deadline {
-                if condition(out.text) { return true }
-                if !process.isRunning { return condition(out.text) }
-                try? await Task.sleep(for: .milliseconds(20))
-            }
-            return false
+            await child.wait(timeout: timeout) { condition(child.out.text) }
         }
 
         /// Sends `signal`.
-        func send(_ signal: Int32) { kill(process.processIdentifier, signal) }
+        func send(_ signal: Int32) { child.send(signal) }
 
         /// Waits for the exit (killing it after `timeout` seconds).
         func finish(timeout: Double = 30) async -> CLIResult {
-            let deadline = Date().addingTimeInterval(timeout)
-            while process.isRunning && Date() < deadline { try? await Task.sleep(for: .milliseconds(10)) }
-            if process.isRunning {
-                Issue.record("manashiki-sync did not exit in \(timeout)s; killed")
-                kill(process.processIdentifier, SIGKILL)
-                process.waitUntilExit()
-            }
-            out.drain()
-            err.drain()
-            return CLIResult(status: process.terminationStatus, stdout: out.text, stderr: err.text)
+            let r = await child.finish(timeout: timeout)
+            return CLIResult(status: r.status, stdout: r.stdout, stderr: r.stderr)
         }
     }
 
     /// Starts the binary with exactly `environment` (plus PATH and HOME).
     static func start(_ arguments: [String], environment: [String: String] = [:], in directory: URL) throws -> Running {
-        let running = Running()
-        running.process.executableURL = binary
-        running.process.arguments = arguments
-        running.process.currentDirectoryURL = directory
-        var env = ["PATH": "/usr/bin:/bin", "HOME": directory.path, "LANG": "C.UTF-8"]
-        env.merge(environment) { _, new in new }
-        running.process.environment = env
-        running.process.standardOutput = running.out.pipe
-        running.process.standardError = running.err.pipe
-        running.process.standardInput = FileHandle.nullDevice
-        try running.process.run()
-        return running
+        Running(try RunningChild.start(binary, arguments, environment: environment, path: "/usr/bin:/bin", in: directory))
     }
 
     /// Runs the binary to completion.

@@ -1,0 +1,75 @@
+import Foundation
+import Manashiki
+import Testing
+#if canImport(Glibc)
+import Glibc
+#elseif canImport(Darwin)
+import Darwin
+#endif
+
+/// A child process started by a test, with its output collected live. Shared by the CLI and
+/// reliability harnesses.
+package final class RunningChild: @unchecked Sendable {
+    /// The process.
+    package let process = ChildProcess()
+    /// Its standard output.
+    package let out = OutputPipe()
+    /// Its standard error.
+    package let err = OutputPipe()
+
+    /// What a finished child left.
+    package struct Result: Sendable {
+        package var status: Int32
+        package var signalled: Bool
+        package var stdout: String
+        package var stderr: String
+    }
+
+    /// Starts `executable` in `directory` with exactly `environment` plus `PATH`, `HOME` (the
+    /// directory) and `LANG`; standard input is /dev/null.
+    package static func start(_ executable: URL, _ arguments: [String], environment: [String: String] = [:],
+                              path: String = "/usr/bin:/bin:/usr/sbin:/sbin", in directory: URL) throws -> RunningChild {
+        let child = RunningChild()
+        child.process.executableURL = executable
+        child.process.arguments = arguments
+        child.process.currentDirectoryURL = directory
+        var env = ["PATH": path, "HOME": directory.path, "LANG": "C.UTF-8"]
+        env.merge(environment) { _, new in new }
+        child.process.environment = env
+        child.process.standardOutput = child.out.pipe
+        child.process.standardError = child.err.pipe
+        child.process.standardInput = FileHandle.nullDevice
+        try child.process.run()
+        return child
+    }
+
+    /// Waits until `condition()` holds or the child exits (checked every 10 ms, at most
+    /// `timeout` seconds).
+    package func wait(timeout: Double = 20, until condition: () -> Bool) async -> Bool {
+        let deadline = Date().addingTimeInterval(timeout)
+        while Date() < deadline {
+            if condition() { return true }
+            if !process.isRunning { return condition() }
+            try? await Task.sleep(for: .milliseconds(10))
+        }
+        return false
+    }
+
+    /// Sends `signal`.
+    package func send(_ signal: Int32) { kill(process.processIdentifier, signal) }
+
+    /// Waits for the exit (SIGKILL after `timeout` seconds, recorded as an issue).
+    package func finish(timeout: Double = 30) async -> Result {
+        let deadline = Date().addingTimeInterval(timeout)
+        while process.isRunning && Date() < deadline { try? await Task.sleep(for: .milliseconds(10)) }
+        if process.isRunning {
+            Issue.record("\(process.executableURL?.lastPathComponent ?? "child") did not exit in \(timeout)s; killed")
+            kill(process.processIdentifier, SIGKILL)
+        }
+        process.waitUntilExit()
+        out.drain()
+        err.drain()
+        return Result(status: process.terminationStatus, signalled: process.terminationReason == .uncaughtSignal,
+                      stdout: out.text, stderr: err.text)
+    }
+}
