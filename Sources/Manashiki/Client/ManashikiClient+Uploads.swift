@@ -34,7 +34,7 @@ extension ManashikiClient {
         do {
             data = try Data(contentsOf: fileURL, options: .alwaysMapped)
         } catch {
-            throw APIError.fileSystem(operation: "read", path: fileURL.path, code: (error as NSError).code == 260 ? ENOENT : EIO)
+            throw APIError.fileSystem(operation: "read", path: fileURL.path, code: POSIX.errnoCode(of: error))
         }
         let request = HTTPRequest(
             method: upload.method, url: upload.uploadUrl,

@@ -36,8 +36,6 @@ final class ArtifactWriter: HTTPBodyConsumer, @unchecked Sendable {
     private(set) var written: Int64 = 0
     /// The artifact's total size as the storage host declared it in this attempt, if it did.
     private(set) var declaredTotal: Int64?
-    /// The status of the current attempt once its head arrived.
-    private(set) var status: Int?
 
     /// Uptime (nanoseconds) after which the transfer is stopped, if any.
     private let deadline: UInt64?
@@ -56,11 +54,7 @@ final class ArtifactWriter: HTTPBodyConsumer, @unchecked Sendable {
     /// Bytes received, including those not yet flushed.
     var received: Int64 { written + Int64(blockCount) }
 
-    /// Resets for a new attempt (the offset stays: the next request asks for the rest).
-    func beginAttempt() { status = nil }
-
     func receive(head: HTTPResponseHead) async throws {
-        status = head.status
         switch head.status {
         case 200:
             if received > 0 { try restart() }

@@ -74,7 +74,6 @@ extension ManashikiClient {
             if let deadline, DispatchTime.now().uptimeNanoseconds >= deadline {
                 throw Self.deadlineError(modelId, options)
             }
-            writer.beginAttempt()
             var headers: HTTPHeaders = ["User-Agent": Self.userAgent, "Accept-Encoding": "identity"]
             if writer.received > 0 { headers["Range"] = "bytes=\(writer.received)-" }
             // No X-API-Key and no Authorization: the storage host gets neither (CONTRACT §3).

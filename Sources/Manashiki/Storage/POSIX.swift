@@ -64,6 +64,26 @@ package enum POSIX {
         #endif
     }
 
+    /// The `errno` behind a Foundation error (POSIX domain, an underlying POSIX error, or the
+    /// Cocoa file errors), or `EIO`.
+    package static func errnoCode(of error: any Error) -> Int32 {
+        let ns = error as NSError
+        if ns.domain == NSPOSIXErrorDomain { return Int32(ns.code) }
+        if let underlying = ns.userInfo[NSUnderlyingErrorKey] as? NSError, underlying.domain == NSPOSIXErrorDomain {
+            return Int32(underlying.code)
+        }
+        if ns.domain == NSCocoaErrorDomain {
+            switch ns.code {
+            case NSFileNoSuchFileError, NSFileReadNoSuchFileError: return ENOENT
+            case NSFileWriteOutOfSpaceError: return ENOSPC
+            case NSFileReadNoPermissionError, NSFileWriteNoPermissionError: return EACCES
+            case NSFileWriteVolumeReadOnlyError: return EROFS
+            default: break
+            }
+        }
+        return EIO
+    }
+
     /// 16 random lowercase hex characters.
     package static func randomSuffix() -> String {
         var g = SystemRandomNumberGenerator()

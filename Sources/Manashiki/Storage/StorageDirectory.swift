@@ -40,7 +40,7 @@ package final class StorageDirectory: @unchecked Sendable {
         } catch {
             var isDir: ObjCBool = false
             if !FileManager.default.fileExists(atPath: path, isDirectory: &isDir) {
-                throw APIError.fileSystem(operation: "create directory", path: path, code: Self.errnoOf(error))
+                throw APIError.fileSystem(operation: "create directory", path: path, code: POSIX.errnoCode(of: error))
             }
         }
         do {
@@ -142,19 +142,5 @@ package final class StorageDirectory: @unchecked Sendable {
         var u = url
         try? u.setResourceValues(values)
         #endif
-    }
-
-    private static func errnoOf(_ error: any Error) -> Int32 {
-        let ns = error as NSError
-        if ns.domain == NSPOSIXErrorDomain { return Int32(ns.code) }
-        if let underlying = ns.userInfo[NSUnderlyingErrorKey] as? NSError, underlying.domain == NSPOSIXErrorDomain {
-            return Int32(underlying.code)
-        }
-        switch ns.code {
-        case 513, 257: return EACCES // NSFileWriteNoPermissionError, NSFileReadNoPermissionError
-        case 640: return ENOSPC      // NSFileWriteOutOfSpaceError
-        case 642: return EROFS       // NSFileWriteVolumeReadOnlyError
-        default: return EIO
-        }
     }
 }

@@ -11,7 +11,7 @@ public enum FileHasher {
     public static func sha256(of url: URL) throws -> (sha256: String, size: Int64) {
         let handle: FileHandle
         do { handle = try FileHandle(forReadingFrom: url) } catch {
-            throw APIError.fileSystem(operation: "read", path: url.path, code: POSIXFile.errnoCode(of: error))
+            throw APIError.fileSystem(operation: "read", path: url.path, code: POSIX.errnoCode(of: error))
         }
         defer { try? handle.close() }
         let hasher = SHA256Hasher()
@@ -19,7 +19,7 @@ public enum FileHasher {
         while true {
             let chunk: Data
             do { chunk = try handle.read(upToCount: chunkSize) ?? Data() } catch {
-                throw APIError.fileSystem(operation: "read", path: url.path, code: POSIXFile.errnoCode(of: error))
+                throw APIError.fileSystem(operation: "read", path: url.path, code: POSIX.errnoCode(of: error))
             }
             if chunk.isEmpty { break }
             hasher.update(chunk)

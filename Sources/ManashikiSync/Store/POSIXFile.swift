@@ -9,25 +9,6 @@ import Darwin
 
 /// Thin wrappers over the POSIX calls the store needs (fsync, flock, stat, rename).
 enum POSIXFile {
-    /// The `errno` behind a Foundation error, or `EIO`.
-    static func errnoCode(of error: any Error) -> Int32 {
-        let ns = error as NSError
-        if ns.domain == NSPOSIXErrorDomain { return Int32(ns.code) }
-        if let underlying = ns.userInfo[NSUnderlyingErrorKey] as? NSError, underlying.domain == NSPOSIXErrorDomain {
-            return Int32(underlying.code)
-        }
-        if ns.domain == NSCocoaErrorDomain {
-            switch ns.code {
-            case NSFileNoSuchFileError, NSFileReadNoSuchFileError: return ENOENT
-            case NSFileWriteOutOfSpaceError: return ENOSPC
-            case NSFileReadNoPermissionError, NSFileWriteNoPermissionError: return EACCES
-            case NSFileWriteVolumeReadOnlyError: return EROFS
-            default: break
-            }
-        }
-        return EIO
-    }
-
     /// fsyncs a directory so a rename inside it is durable.
     static func syncDirectory(_ url: URL) {
         let fd = open(url.path, O_RDONLY)

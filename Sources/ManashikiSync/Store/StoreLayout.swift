@@ -34,7 +34,7 @@ public struct StoreLayout: Sendable, Hashable {
         do {
             try FileManager.default.createDirectory(at: metadataDirectory, withIntermediateDirectories: true)
         } catch {
-            throw APIError.fileSystem(operation: "create the store directory", path: directory.path, code: POSIXFile.errnoCode(of: error))
+            throw APIError.fileSystem(operation: "create the store directory", path: directory.path, code: POSIX.errnoCode(of: error))
         }
     }
 }

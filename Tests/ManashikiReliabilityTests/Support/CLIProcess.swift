@@ -30,8 +30,6 @@ struct RunResult: Sendable {
     }
 }
 
-/// Collects a pipe's bytes as they arrive (a reader thread; see `OutputPipe`).
-typealias OutputCollector = OutputPipe
 
 /// Runs the built `manashiki-sync` (or another program) as a child process.
 enum CLIProcess {

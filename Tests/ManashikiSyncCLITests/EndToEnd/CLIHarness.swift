@@ -36,8 +36,6 @@ struct CLIResult {
     }
 }
 
-/// Collects a pipe's bytes as they arrive (a reader thread; see `OutputPipe`).
-typealias PipeCollector = OutputPipe
 
 /// Runs the built binary.
 enum CLI {
