@@ -35,13 +35,16 @@ public struct Reconciler: Sendable {
         public var freeSpace: @Sendable (URL) -> Int64?
         /// Where keys and session tokens come from.
         public var environment: SyncEnvironment
+        /// How each download transfers (stall timeout, resumptions, redirects); the manifest's
+        /// `policies.downloadTimeoutSeconds`, when set, replaces its `deadline`.
+        public var download: DownloadOptions
 
         /// Creates options with the defaults described on each property.
         public init(lockTimeout: Duration = .seconds(30), lockPollInterval: Duration = .milliseconds(100),
                     sleep: @escaping @Sendable (Duration) async throws -> Void = { try await Task.sleep(for: $0) },
                     forcePrune: Bool = false, dryRun: Bool = false, device: DeviceProfile? = nil, retry: RetryPolicy? = nil,
                     freeSpace: @escaping @Sendable (URL) -> Int64? = DiskSpace.available,
-                    environment: SyncEnvironment = .process) {
+                    environment: SyncEnvironment = .process, download: DownloadOptions = DownloadOptions()) {
             self.lockTimeout = lockTimeout
             self.lockPollInterval = lockPollInterval
             self.sleep = sleep
@@ -51,6 +54,7 @@ public struct Reconciler: Sendable {
             self.retry = retry
             self.freeSpace = freeSpace
             self.environment = environment
+            self.download = download
         }
     }
 
@@ -108,6 +112,13 @@ public struct Reconciler: Sendable {
         var copy = options
         copy.dryRun = true
         return await Reconciler(manifest: manifest, registry: registry, options: copy).run()
+    }
+
+    /// The download options in effect.
+    var downloadOptions: DownloadOptions {
+        var download = options.download
+        if let seconds = manifest.policies.downloadTimeoutSeconds { download.deadline = TimeInterval(seconds) }
+        return download
     }
 
     /// The retry policy in effect.

@@ -14,6 +14,7 @@ final class SyncRun: Sendable {
     let registry: any RegistryClient
     let options: Reconciler.Options
     let retry: RetryPolicy
+    let downloadOptions: DownloadOptions
     let layout: StoreLayout
     let resolver: SecretResolver
     let emit: @Sendable (SyncEvent) -> Void
@@ -28,6 +29,7 @@ final class SyncRun: Sendable {
         registry = reconciler.registry
         options = reconciler.options
         retry = reconciler.retryPolicy
+        downloadOptions = reconciler.downloadOptions
         layout = StoreLayout(directory: reconciler.manifest.storeDirectory)
         resolver = SecretResolver(environment: reconciler.options.environment, baseDirectory: reconciler.manifest.baseDirectory)
         self.emit = emit
@@ -237,9 +239,8 @@ final class SyncRun: Sendable {
             let expected = ExpectedArtifact(sha256: target.sha256, size: target.size, version: target.version)
             let downloaded: DownloadedModel
             do {
-                downloaded = try await retry.run({ [registry, emit, token] in
-                    try await registry.download(id, session: token, expecting: expected,
-                                                timeout: manifest.policies.downloadTimeoutSeconds.map(TimeInterval.init), progress: { written, total in
+                downloaded = try await retry.run({ [registry, emit, token, downloadOptions] in
+                    try await registry.download(id, session: token, expecting: expected, options: downloadOptions, progress: { written, total in
                         emit(.progress(modelId: id, bytesWritten: written, totalBytes: total))
                     })
                 }, onRetry: { [emit] attempt, error, wait in
@@ -251,8 +252,7 @@ final class SyncRun: Sendable {
             }
             // The identity of the file we wrote (taken before the rename), not of whatever is at
             // the path now: a file swapped in by someone else is then noticed and re-hashed.
-            let stamped = downloaded.fileStamp.map { FileIdentity(size: $0.size, mtimeNanoseconds: $0.mtimeNanoseconds, inode: $0.inode) }
-            guard let identity = stamped ?? FileIdentity.of(layout.modelFile(id)) else {
+            guard let identity = downloaded.fileIdentity ?? FileIdentity.of(layout.modelFile(id)) else {
                 return fail(SyncFailure(kind: .terminal, message: "the download reported success but \(layout.modelFile(id).path) is missing"))
             }
             bytesDownloaded.withLock { $0 += downloaded.size }
@@ -321,7 +321,7 @@ final class SyncRun: Sendable {
     private func delete(_ id: String) -> ModelResult.Status {
         let url = layout.modelFile(id)
         guard ModelID.modelId(fromFileName: url.lastPathComponent) == id,
-              let info = POSIXFile.lstatInfo(url.path), POSIXFile.isRegular(info) else {
+              let info = POSIX.lstatInfo(url.path), POSIX.isRegular(info) else {
             return .failed(SyncFailure(kind: .terminal, message: "\(url.lastPathComponent) is not a regular model file; left alone"))
         }
         guard unlink(url.path) == 0 else {

@@ -1,4 +1,5 @@
 import Foundation
+import Manashiki
 import ManashikiSync
 
 /// `manashiki-sync sync`: reconcile the store with the manifest, once or in a loop.

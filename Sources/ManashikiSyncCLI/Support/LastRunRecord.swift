@@ -1,4 +1,5 @@
 import Foundation
+import Manashiki
 import ManashikiSync
 
 /// What the last `sync` did, kept in `<store>/.manashiki/last-run.json` for `status`.
@@ -26,16 +27,16 @@ public struct LastRunRecord: Sendable, Codable, Equatable {
     public static let schemaName = "manashiki-sync/last-run/v1"
 
     /// The record's path in `layout`.
-    public static func url(_ layout: StoreLayout) -> URL { layout.metadataDirectory.appendingPathComponent("last-run.json") }
+    public static func url(_ layout: StoreLayout) -> URL { layout.lastRunFile }
 
-    /// Writes the record atomically; failures are returned as text (the run's result stands).
+    /// Writes the record durably (`DurableFile`); failures are returned as text (the run's result stands).
     public func write(to layout: StoreLayout) -> String? {
         let encoder = JSONEncoder()
         encoder.outputFormatting = [.prettyPrinted, .sortedKeys]
         encoder.dateEncodingStrategy = .iso8601
         do {
             try layout.prepare()
-            try encoder.encode(self).write(to: Self.url(layout), options: .atomic)
+            try DurableFile.write(try encoder.encode(self), to: layout.lastRunFile)
             return nil
         } catch {
             return "the last-run record could not be written: \(error.localizedDescription)"
