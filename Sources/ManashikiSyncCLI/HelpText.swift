@@ -4,7 +4,7 @@ import Manashiki
 /// The `--help` texts, one per command.
 public enum HelpText {
     /// The program's version (the SDK's).
-    public static var version: String { "manashiki-sync \(Manashiki.version)" }
+    public static var version: String { "manashiki-sync \(ManashikiSDK.version)" }
 
     /// The help for `topic`, or the overview.
     public static func text(for topic: Command.CommandName?) -> String {

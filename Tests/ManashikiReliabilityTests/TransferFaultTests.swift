@@ -3,6 +3,7 @@ import Testing
 import Manashiki
 import ManashikiSync
 import ManashikiRegistry
+import ManashikiCore
 
 /// Damaged transfers from the storage host. Cases already covered elsewhere:
 /// a truncated body resumed with Range and an ignored Range

@@ -2,6 +2,7 @@ import Testing
 import Foundation
 import Manashiki
 @testable import ManashikiSync
+import ManashikiCore
 
 /// Builds planner inputs in memory: no disk, no network.
 struct PlanWorld {
