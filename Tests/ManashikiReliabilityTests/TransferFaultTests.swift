@@ -3,6 +3,7 @@ import Testing
 import Manashiki
 import ManashikiSync
 import ManashikiRegistry
+import ManashikiCore
 
 /// Damaged transfers from the storage host. Cases already covered elsewhere:
 /// a truncated body resumed with Range and an ignored Range
@@ -167,7 +168,8 @@ struct TransferFaultTests {
     @Test("429 with Retry-After in seconds, as a date, absurdly large or garbage: honoured within the cap", arguments: 0..<4)
     func rateLimited(index: Int) async throws {
         let (raw, range) = Self.retryAfters[index]
-        // The date is made when the 429 is served, so a loaded machine cannot let it pass first.
+        // A date is formatted when the answer is sent (25 s ahead), not when the test starts: on
+        // a loaded machine the request can come many seconds later.
         let header: @Sendable () -> String = {
             guard raw == "DATE+25" else { return raw }
             let formatter = DateFormatter()
@@ -178,7 +180,7 @@ struct TransferFaultTests {
         }
         let scripted = try ScriptedRegistry(models: [.init(id: "beta", version: "1.0.0", bytes: Data(repeating: 3, count: 5000))])
         let served = Locked(0)
-        let sent = Locked("")
+        let sent = Locked(raw)
         scripted.setOverride { request, _ in
             guard request.path == "/api/download/beta", served.withLock({ $0 += 1; return $0 }) == 1 else { return nil }
             let value = header()

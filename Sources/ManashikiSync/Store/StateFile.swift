@@ -3,9 +3,8 @@ import Manashiki
 
 /// Reads and atomically writes `<store>/.manashiki/state.json`.
 ///
-/// Writes go through `DurableFile` (`state.json.tmp.<random>`, fsync, rename over
-/// `state.json`, fsync of the directory): a crash leaves either the old or the new state,
-/// never half of one.
+/// Writes go to `state.json.tmp.<random>`, are fsynced, renamed over `state.json`, and the
+/// directory is fsynced: a crash leaves either the old or the new state, never half of one.
 public enum StateFile {
     /// What reading the state file found.
     public enum ReadResult: Sendable, Equatable {
@@ -42,11 +41,11 @@ public enum StateFile {
         "the store's state file was written by a newer manashiki-sync (format \(version); this one reads \(StoreState.currentFormatVersion)); upgrade this agent — nothing was changed"
     }
 
-    /// Writes `state` durably (`DurableFile`: temporary file, flush, rename, flush directory).
+    /// Writes `state` atomically (`DurableFile`).
     /// - Throws: `APIError.fileSystem` when the file cannot be written.
     public static func write(_ state: StoreState, to layout: StoreLayout) throws {
         let encoder = JSONEncoder()
         encoder.outputFormatting = [.sortedKeys] // compact: read on every run
-        try DurableFile.write(try encoder.encode(state), to: layout.stateFile)
+        try DurableFile.replace(layout.stateFile, with: encoder.encode(state))
     }
 }
