@@ -108,7 +108,7 @@ public enum BundleExporter {
         let freshKeys = Set(fresh.map { "\($0.modelId) \($0.sha256)" })
         let kept = existing.filter { !freshKeys.contains("\($0.modelId) \($0.sha256)") && FileManager.default.fileExists(atPath: bundle.blob($0.sha256).path) }
         report.index = BundleIndex(models: kept + fresh)
-        do { try DurableFile.write(try report.index.encoded(), to: bundle.indexFile) } catch {
+        do { try DurableFile.replace(bundle.indexFile, with: try report.index.encoded()) } catch {
             throw ArtifactFileError(location: bundle.indexFile.path, message: "cannot be written (\(SyncFailure(error).message))",
                                     hint: "check free space and permissions on the bundle's volume")
         }

@@ -1,4 +1,5 @@
 import Foundation
+import ManashikiCore
 import Manashiki
 
 /// One exact artifact of a model: what a bundle's index and a lock file list.
@@ -46,7 +47,7 @@ public struct PinnedArtifact: Sendable, Hashable, Codable {
     public var problems: [(field: String, message: String)] {
         var out: [(String, String)] = []
         if !ModelID.isValid(modelId) { out.append(("modelId", "\"\(modelId.prefix(140))\" is not a valid model id")) }
-        if !SHA256Digest.isHex(sha256) { out.append(("sha256", "is not 64 lowercase hex characters")) }
+        if !Hex.isSHA256(sha256) { out.append(("sha256", "is not 64 lowercase hex characters")) }
         if size < 0 { out.append(("size", "is negative")) }
         if version.isEmpty || version.count > 128 || version.unicodeScalars.contains(where: { $0.value < 0x20 || $0.value == 0x7F }) {
             out.append(("version", "is empty, over 128 characters, or contains control characters"))

@@ -65,6 +65,6 @@ public struct LockFile: Sendable, Hashable, Codable {
     /// Writes the lock atomically (temporary file, flush, rename, flush directory).
     /// - Throws: `APIError.fileSystem`.
     public func write(to url: URL) throws {
-        try DurableFile.write(try VersionedJSON.encode(self), to: url)
+        try DurableFile.replace(url, with: try VersionedJSON.encode(self))
     }
 }

@@ -1,4 +1,5 @@
 import Foundation
+import ManashikiCore
 import Manashiki
 import Testing
 @testable import ManashikiSync
