@@ -69,14 +69,4 @@ public struct StoreLayout: Sendable, Hashable {
         guard parts.count >= 2 else { return nil }
         return parts.dropLast().joined(separator: ".")
     }
-
-    /// Creates the store and metadata directories if needed.
-    /// - Throws: `APIError.fileSystem` when they cannot be created.
-    public func prepare() throws {
-        do {
-            try FileManager.default.createDirectory(at: metadataDirectory, withIntermediateDirectories: true)
-        } catch {
-            throw APIError.fileSystem(operation: "create the store directory", path: directory.path, code: POSIX.errnoCode(of: error))
-        }
-    }
 }
