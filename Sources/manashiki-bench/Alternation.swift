@@ -7,6 +7,8 @@ struct Peer {
     var name: String
     var argv: [String]
     var environment: [String: String] = [:]
+    /// Run under `perf record` when the bench is given `--profile DIR` (the SDK's peers).
+    var profiled = false
     /// Runs before every run, untimed (remove the previous output).
     var reset: () throws -> Void = {}
     /// Checks a run and returns extra figures it reports (such as `growthKiB`); throws if the
@@ -17,8 +19,11 @@ struct Peer {
     }
 
     /// A shell pipeline as one peer (its commands' CPU counts: the shell waits for them).
-    static func shell(_ name: String, _ script: String, reset: @escaping () throws -> Void = {}) -> Peer {
-        Peer(name: name, argv: ["/bin/sh", "-c", script], reset: reset)
+    static func shell(_ name: String, _ script: String, reset: @escaping () throws -> Void = {},
+                      check: ((Child.Result) throws -> [String: Double])? = nil) -> Peer {
+        var peer = Peer(name: name, argv: ["/bin/sh", "-c", script], reset: reset)
+        if let check { peer.check = check }
+        return peer
     }
 }
 
@@ -55,7 +60,14 @@ struct Alternation {
                 try peer.reset()
                 if keepCache { sync() } else { context.flush.run() }
                 let busy = Machine.busyCPUSeconds()
-                var r = try Child.run(PeakRSS.wrap(peer.argv, into: rssFile), environment: peer.environment)
+                var argv = peer.argv
+                if peer.profiled, let dir = context.profileDirectory {
+                    let name = "\(peer.name.filter { $0.isLetter || $0.isNumber })-\(context.profileCount).perf.data"
+                    context.profileCount += 1
+                    argv = ["perf", "record", "-q", "-g", "-o", dir.appendingPathComponent(name).path, "--"] + argv
+                    log("profiling into \(dir.appendingPathComponent(name).path)")
+                }
+                var r = try Child.run(PeakRSS.wrap(argv, into: rssFile), environment: peer.environment)
                 r.maxRSSKiB = PeakRSS.read(rssFile) ?? r.maxRSSKiB
                 let others = max(0, Machine.busyCPUSeconds() - busy - r.cpuSeconds) / max(r.seconds, 1e-3)
                 let extra: [String: Double]

@@ -16,6 +16,8 @@ enum BenchCommand {
           --workdir DIR scratch space on disk (default $TMPDIR/manashiki-bench); the tmpfs
                         side is a tmpfs the bench mounts under it as root, else /dev/shm
           --max-load X  before each round, wait (up to 2 min) for a 1-minute load average ≤ X
+          --profile DIR run the SDK's peers under `perf record -g` (linux-perf), profiles in DIR
+                        (timings of those runs include perf's overhead)
 
         Every tool runs as a child process; wall time, CPU (user+sys, children included) and
         peak RSS come from wait4. Tools alternate run by run, each after its output is removed
@@ -37,7 +39,7 @@ enum BenchCommand {
                 return
             }
             if args.contains("--help") || args.contains("-h") { print(usage); return }
-            var rounds = 5, sizeMiB = 1024, maxLoad: Double?
+            var rounds = 5, sizeMiB = 1024, maxLoad: Double?, profile: URL?
             var workdir = URL(fileURLWithPath: NSTemporaryDirectory()).appendingPathComponent("manashiki-bench")
             var chosen: [BenchSuite] = []
             while let word = args.first {
@@ -52,12 +54,17 @@ enum BenchCommand {
                 case "--size-mib": sizeMiB = max(1, Int(value) ?? sizeMiB)
                 case "--workdir": workdir = URL(fileURLWithPath: value)
                 case "--max-load": maxLoad = Double(value)
+                case "--profile": profile = URL(fileURLWithPath: value)
                 default: throw BenchError("unknown option \(word)\n\(usage)")
                 }
             }
             if chosen.isEmpty { chosen = BenchSuites.all }
             try FileManager.default.createDirectory(at: workdir, withIntermediateDirectories: true)
             let context = BenchContext(rounds: rounds, sizeMiB: sizeMiB, disk: workdir, maxLoad: maxLoad)
+            if let profile {
+                try FileManager.default.createDirectory(at: profile, withIntermediateDirectories: true)
+                context.profileDirectory = profile
+            }
             defer { context.tearDown() }
             printHeader(context)
             for suite in chosen { try suite.run(context) }

@@ -14,6 +14,9 @@ final class BenchContext {
     let flush: CacheFlush
     /// Wait for a load average at most this before each round (`--max-load`).
     let maxLoad: Double?
+    /// Where `perf record` profiles of the SDK's runs go (`--profile DIR`), if anywhere.
+    var profileDirectory: URL?
+    var profileCount = 0
     /// The load average at the start of every round so far.
     var loads: [Double] = []
     /// The bench's own executable, for the SDK's child modes.

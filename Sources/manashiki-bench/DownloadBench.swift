@@ -53,7 +53,7 @@ struct DownloadBench {
             var peers = [
                 Peer(name: "SDK `downloadModel`",
                      argv: [context.me, "_download", servers.registry.apiBaseURL.absoluteString, BenchServers.key, store, "big"] + servers.rewrite,
-                     reset: { try? FileManager.default.removeItem(atPath: store) },
+                     profiled: true, reset: { try? FileManager.default.removeItem(atPath: store) },
                      check: { r in
                          guard r.status == 0, r.output.contains(expected) else { throw BenchError("the SDK's download failed (exit \(r.status))") }
                          return ["growthMiB": Double(field("growthKiB", in: r.output) ?? 0) / 1024]

@@ -69,7 +69,7 @@ struct FleetBench {
             var peers = [
                 Peer(name: "SDK sync (`Reconciler`)", argv: [context.me, "_sync", manifest.path] + servers.rewrite,
                      environment: ["MANASHIKI_API_KEY": BenchServers.key],
-                     reset: { try? FileManager.default.removeItem(at: store) },
+                     profiled: true, reset: { try? FileManager.default.removeItem(at: store) },
                      check: { r in
                          guard r.status == 0, r.output.contains("outcome=changed") else { throw BenchError("our sync failed (exit \(r.status))") }
                          return ["growthMiB": Double(field("growthKiB", in: r.output) ?? 0) / 1024]
@@ -84,7 +84,15 @@ struct FleetBench {
             if hasRclone {
                 peers.append(Peer.shell("`rclone copy --transfers 4` (no SHA-256)" + (durable ? ", `sync`" : ""),
                                         "RCLONE_CONFIG=/dev/null rclone copy --http-url '\(servers.nginx?.origin ?? "")/blobs/' :http: '\(out.path)' --transfers 4 --checkers 8\(sync)",
-                                        reset: resetOut))
+                                        reset: resetOut, check: { r in
+                                            // rclone does not hash: at least check that every file arrived whole.
+                                            guard r.status == 0 else { throw BenchError("rclone failed (exit \(r.status))") }
+                                            for id in ids {
+                                                let size = (try? FileManager.default.attributesOfItem(atPath: out.appendingPathComponent("\(id).bin").path)[.size] as? Int) ?? nil
+                                                guard size == Self.sizeMiB << 20 else { throw BenchError("rclone did not copy \(id) whole") }
+                                            }
+                                            return [:]
+                                        }))
             }
             let s = try Alternation(context: context).run(peers)
             printPeers("On \(side)\(durable ? ": durable peers (the SDK fsyncs each file before installing)" : "") — \(dir.path)", s)
