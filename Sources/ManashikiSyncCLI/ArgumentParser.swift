@@ -93,6 +93,7 @@ public enum ArgumentParser {
                 guard d >= .seconds(1) else { throw UsageError("--every needs an interval of at least 1s", command: command) }
                 sync.every = d; syncOnly.append(name)
             case "--jitter": sync.jitter = try duration(); jitterGiven = true; syncOnly.append(name)
+            case "--metrics-file": sync.metricsFile = try value(); syncOnly.append(name)
             case "--repair": verify.repair = true; verifyOnly.append(name)
             default:
                 if argument.hasPrefix("-") && argument != "-" {
@@ -126,6 +127,9 @@ public enum ArgumentParser {
         }
         if jitterGiven && sync.every == nil { throw UsageError("--jitter only applies with --every", command: command) }
         if sync.every != nil && sync.dryRun { throw UsageError("--every cannot be combined with --dry-run", command: command) }
+        if sync.metricsFile != nil && sync.dryRun {
+            throw UsageError("--metrics-file cannot be combined with --dry-run (a dry run is not a run to alert on)", command: command)
+        }
         switch command {
         case .plan: return .plan(global)
         case .sync: return .sync(global, sync)

@@ -42,6 +42,9 @@ public struct SyncOptions: Sendable, Equatable {
     public var every: Duration?
     /// `--jitter DURATION`: a random extra wait (0…jitter) before each looped run.
     public var jitter: Duration = .zero
+    /// `--metrics-file PATH`: a Prometheus textfile written after every run (overrides the
+    /// manifest's `metrics.file`).
+    public var metricsFile: String?
 
     /// Defaults: apply, manifest's concurrency and prune policy, run once.
     public init() {}

@@ -4,7 +4,7 @@ import Manashiki
 /// The `--help` texts, one per command.
 public enum HelpText {
     /// The program's version (the SDK's).
-    public static var version: String { "manashiki-sync \(Manashiki.version)" }
+    public static var version: String { "manashiki-sync \(ManashikiSDK.version)" }
 
     /// The help for `topic`, or the overview.
     public static func text(for topic: Command.CommandName?) -> String {
@@ -80,7 +80,7 @@ public enum HelpText {
 
     USAGE
       manashiki-sync sync [--dry-run] [--concurrency N] [--max-delete N] [--no-prune]
-                          [--every D [--jitter D]] [options]
+                          [--every D [--jitter D]] [--metrics-file PATH] [options]
 
     SYNC OPTIONS
       --dry-run           plan and print, apply nothing (exit 0 unless the plan fails)
@@ -89,6 +89,8 @@ public enum HelpText {
       --no-prune          delete nothing this run
       --every D           loop: sync now, then every D (e.g. 6h), for hosts without timers
       --jitter D          with --every: wait a random 0…D more before each run (e.g. 10m)
+      --metrics-file PATH after every run, replace PATH atomically with Prometheus metrics
+                          (node_exporter textfile collector; the manifest's metrics.file)
 
     Downloads are verified (SHA-256) and installed atomically; prunes run last and only when
     everything else succeeded. Exit codes: 0 success, 1 failure, 2 usage/manifest/key error,

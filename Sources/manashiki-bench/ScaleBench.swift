@@ -2,6 +2,7 @@
 import Foundation
 import Manashiki
 import ManashikiSync
+import ManashikiCore
 
 /// Issue #8's figures besides the fleet: memory of a big sync, the no-op sync, `verify` and
 /// the planner, under the same rules (child processes, alternating peers, synced between runs).

@@ -7,16 +7,8 @@ import Musl
 import Darwin
 #endif
 
-/// Thin wrappers over the POSIX calls the store needs (fsync, flock, stat, rename).
+/// Thin wrappers over the POSIX calls the store needs (flock, stat).
 enum POSIXFile {
-    /// fsyncs a directory so a rename inside it is durable.
-    static func syncDirectory(_ url: URL) {
-        let fd = open(url.path, O_RDONLY)
-        guard fd >= 0 else { return }
-        _ = fsync(fd)
-        close(fd)
-    }
-
     /// `lstat` of a path.
     static func lstatInfo(_ path: String) -> stat? {
         var info = stat()
