@@ -18,7 +18,7 @@ public enum ManifestLoader {
 
     /// The lock file's URL: `--lock-file`, else `manashiki.lock.json` beside the manifest.
     public static func lockURL(_ global: GlobalOptions, currentDirectory: URL) -> URL {
-        if let path = global.lockFile { return KeyLoader.resolve(path, against: currentDirectory) }
+        if let path = global.lockFile { return PathResolver.resolve(path, against: currentDirectory) }
         return LockFile.url(besideManifest: url(global, currentDirectory: currentDirectory))
     }
 
