@@ -59,6 +59,8 @@ public enum BlockCause: Sendable, Hashable {
     case pruneLimit(count: Int, max: Int)
     /// Pruning with an empty model list needs `allowEmptyManifest` or a forced run.
     case emptyManifest
+    /// `--offline` or `--locked`: no bundle, lock or source can satisfy the entry.
+    case unavailable(String)
 }
 
 /// What the plan does with one model.
