@@ -42,7 +42,7 @@ public struct ArtifactSource: Sendable, Hashable, CustomStringConvertible {
         switch ArtifactSourceParser.commandLine(text) {
         case .success(let source):
             if case .bundle(let path) = source.kind {
-                self.init(.bundle(Manifest.resolve(path, against: base).path))
+                self.init(.bundle(PathResolver.resolve(path, against: base).path))
             } else {
                 self = source
             }

@@ -44,9 +44,14 @@ enum SourcePlanning {
         plan.items = plan.items.map { item in
             var item = item
             if offline {
-                if case .skip(.notInCatalog) = item.action {
+                switch item.action {
+                case .blocked(.notInCatalog):
                     let why = unavailable(item.modelId)
                     item = PlanItem(modelId: item.modelId, action: .blocked(.unavailable(why)), reason: why)
+                case .skip(.optional(.notInCatalog)):
+                    let why = unavailable(item.modelId)
+                    item = PlanItem(modelId: item.modelId, action: .skip(.optional(.unavailable(why))), reason: "optional, not installed: \(why)")
+                default: break
                 }
                 item.warnings.removeAll { $0 == "the registry's catalog no longer lists this model" }
             }

@@ -115,8 +115,7 @@ public final class JSONEventWriter: RunRenderer, @unchecked Sendable {
             "reason": TextSanitizer.oneLine(item.reason), "warnings": item.warnings.map(TextSanitizer.oneLine), "error": nil,
             "source": item.source,
         ]
-        if case .blocked(let cause) = item.action {
-            let advice = ErrorAdvice.text(for: cause)
+        if let advice = ErrorAdvice.text(forBlocked: item) {
             fields["error"] = errorFields(message: advice.what, hint: advice.todo, kind: "terminal")
         }
         return fields
