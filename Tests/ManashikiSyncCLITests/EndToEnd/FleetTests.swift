@@ -180,6 +180,17 @@ struct FleetTests {
         #expect(refused.stderr.contains("registry no longer serves the locked artifact"))
         #expect(Self.installed(bare, "beta") == nil)
         #expect(Self.installed(bare, "alpha") == fixture.registry.artifactBytes(modelId: "alpha"))
+
+        // Months later, no registry at all: the lock and the bundle are enough.
+        let alpha = fixture.registry.artifactBytes(modelId: "alpha")
+        fixture.registry.stop()
+        let rebuild = try Self.secondMachine(fixture, "rebuild")
+        try FileManager.default.copyItem(at: fixture.directory.appendingPathComponent("manashiki.lock.json"),
+                                         to: rebuild.appendingPathComponent("manashiki.lock.json"))
+        let offline = try await CLI.run(["sync", "--locked", "--offline", "--from", bundle], environment: [:], in: rebuild)
+        #expect(offline.status == 0, "\(offline.all)")
+        #expect(Self.installed(rebuild, "beta") == original)
+        #expect(Self.installed(rebuild, "alpha") == alpha)
     }
 
     @Test("sync --locked refuses a lock that does not match the manifest")
