@@ -18,6 +18,13 @@ final class ChunkPool: @unchecked Sendable {
 
     deinit { free.forEach { $0.deallocate() } }
 
+    /// Buffers waiting to be reused.
+    var idleCount: Int {
+        lock.lock()
+        defer { lock.unlock() }
+        return free.count
+    }
+
     /// A buffer of `size` bytes, reused or new.
     func take() -> UnsafeMutableRawPointer {
         lock.lock()
