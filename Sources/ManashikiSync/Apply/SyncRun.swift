@@ -168,9 +168,11 @@ final class SyncRun: Sendable {
         }
         let needed = Planner.recordsNeeded(input).filter { input.records[$0.modelId] == nil }
         if options.lock != nil || options.offline {
-            let what = options.lock != nil ? "the lock file" : "the bundle's index"
+            let fix = options.lock != nil
+                ? "the lock file has no record facts for %@ (write it again with `manashiki-sync lock`)"
+                : "the bundle's index has no record facts for %@ (its store installed it before they were recorded: export with `--select lock`, or from a store that synced it since)"
             for entry in needed {
-                input.recordFailures[entry.modelId] = "\(what) has no record facts for \(entry.modelId) \(entry.version) (write it again with a current manashiki-sync)"
+                input.recordFailures[entry.modelId] = fix.replacingOccurrences(of: "%@", with: "\(entry.modelId) \(entry.version)")
             }
         } else {
             await fetchRecords(needed, into: &input)
