@@ -332,8 +332,8 @@ final class SyncRun: Sendable {
             }
             let fetched: ArtifactFetcher.Fetched
             do {
-                let store = try StorageDirectory(url: layout.directory)
-                fetched = try await context.fetcher.fetch(id, target: target, store: store, timeout: timeout, progress: progress,
+                let directory = layout.directory
+                fetched = try await context.fetcher.fetch(id, target: target, store: { try StorageDirectory(url: directory) }, timeout: timeout, progress: progress,
                                                           warn: { [sourceWarnings] text in sourceWarnings.withLock { $0.append(text) } },
                                                           registryRefusal: context.registryRefusal(id, target)) { [self] in
                     try await self.registryDownload(id, target: target, expected: expected, timeout: timeout, progress: progress)
