@@ -22,6 +22,11 @@ let package = Package(
         // libcurl's easy API, loaded with dlopen (Linux): streaming with real backpressure,
         // which FoundationNetworking's URLSession cannot pause.
         .target(name: "CManashikiShims", linkerSettings: [.linkedLibrary("dl", .when(platforms: [.linux]))]),
+        // posix_spawn with chdir and closefrom (Linux only; it compiles to nothing elsewhere).
+        .target(name: "CManashikiSpawn"),
+        // The package's one way to start a process (`ChildProcess`, Linux and macOS only): the
+        // session `command` source, the test harnesses and the benchmark. The SDK starts none.
+        .target(name: "ManashikiProcess", dependencies: [.target(name: "CManashikiSpawn", condition: .when(platforms: [.linux]))]),
         .target(
             name: "Manashiki",
             dependencies: [
@@ -29,24 +34,24 @@ let package = Package(
                 .target(name: "CManashikiShims", condition: .when(platforms: [.linux, .android])),
             ]
         ),
-        .target(name: "ManashikiTestSupport", dependencies: ["Manashiki"]),
+        .target(name: "ManashikiTestSupport", dependencies: ["Manashiki", "ManashikiProcess"]),
         .target(
             name: "ManashikiRegistry",
             dependencies: [.target(name: "CManashikiCrypto", condition: .when(platforms: [.linux, .android]))]
         ),
         .executableTarget(name: "manashiki-registry", dependencies: ["ManashikiRegistry"]),
-        .target(name: "ManashikiSync", dependencies: ["Manashiki"]),
+        .target(name: "ManashikiSync", dependencies: ["Manashiki", "ManashikiProcess"]),
         .target(name: "ManashikiSyncCLI", dependencies: ["ManashikiSync", "Manashiki"]),
         .executableTarget(name: "manashiki-sync", dependencies: ["ManashikiSyncCLI"]),
-        .executableTarget(name: "manashiki-bench", dependencies: ["Manashiki", "ManashikiSync", "ManashikiRegistry"]),
-        .testTarget(name: "ManashikiTests", dependencies: ["Manashiki", "ManashikiTestSupport", "ManashikiRegistry"]),
-        .testTarget(name: "ManashikiRegistryTests", dependencies: ["ManashikiRegistry", "Manashiki"]),
-        .testTarget(name: "ManashikiSyncTests", dependencies: ["ManashikiSync", "Manashiki", "ManashikiTestSupport", "ManashikiRegistry"]),
-        .testTarget(name: "ManashikiSyncCLITests", dependencies: ["ManashikiSyncCLI", "ManashikiSync", "ManashikiRegistry", "ManashikiTestSupport", "manashiki-sync"]),
+        .executableTarget(name: "manashiki-bench", dependencies: ["Manashiki", "ManashikiSync", "ManashikiRegistry", "ManashikiProcess"]),
+        .testTarget(name: "ManashikiTests", dependencies: ["Manashiki", "ManashikiTestSupport", "ManashikiRegistry", "ManashikiProcess"]),
+        .testTarget(name: "ManashikiRegistryTests", dependencies: ["ManashikiRegistry", "Manashiki", "ManashikiProcess"]),
+        .testTarget(name: "ManashikiSyncTests", dependencies: ["ManashikiSync", "Manashiki", "ManashikiTestSupport", "ManashikiRegistry", "ManashikiProcess"]),
+        .testTarget(name: "ManashikiSyncCLITests", dependencies: ["ManashikiSyncCLI", "ManashikiSync", "ManashikiRegistry", "ManashikiTestSupport", "ManashikiProcess", "manashiki-sync"]),
         // Failure injection, crashes, file-system hazards and secrets (README "Reliability").
         .testTarget(
             name: "ManashikiReliabilityTests",
-            dependencies: ["Manashiki", "ManashikiSync", "ManashikiSyncCLI", "ManashikiRegistry", "ManashikiTestSupport", "manashiki-sync"]
+            dependencies: ["Manashiki", "ManashikiSync", "ManashikiSyncCLI", "ManashikiRegistry", "ManashikiTestSupport", "ManashikiProcess", "manashiki-sync"]
         ),
     ],
     swiftLanguageModes: [.v6]

@@ -1,7 +1,7 @@
 import Foundation
 #if canImport(CryptoKit)
 import CryptoKit
-#elseif canImport(CManashikiCrypto)
+#else
 import CManashikiCrypto
 #endif
 

@@ -1,4 +1,5 @@
 import Foundation
+import Manashiki
 #if canImport(Glibc)
 import Glibc
 #elseif canImport(Musl)
@@ -9,11 +10,12 @@ import Darwin
 
 /// Thin wrappers over the POSIX calls the store needs (fsync, flock, stat, rename).
 enum POSIXFile {
-    /// fsyncs a directory so a rename inside it is durable.
+    /// Flushes a directory so a rename inside it is durable (`POSIX.sync`: F_FULLFSYNC on
+    /// Apple platforms).
     static func syncDirectory(_ url: URL) {
         let fd = open(url.path, O_RDONLY)
         guard fd >= 0 else { return }
-        _ = fsync(fd)
+        _ = try? POSIX.sync(fd, path: url.path)
         close(fd)
     }
 

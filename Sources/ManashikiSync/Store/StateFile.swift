@@ -67,7 +67,7 @@ public enum StateFile {
             return true
         }
         let writeErrno = errno
-        if ok && fsync(fd) != 0 { ok = false }
+        if ok && (try? POSIX.sync(fd, path: temp.path)) == nil { ok = false }
         close(fd)
         guard ok else {
             unlink(temp.path)
