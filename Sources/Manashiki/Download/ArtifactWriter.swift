@@ -5,20 +5,6 @@ import Glibc
 import Darwin
 #endif
 
-/// Why the storage host's answer stopped an attempt without being a final error.
-enum StorageSignal: Error {
-    /// A 3xx to this URL.
-    case redirect(URL)
-    /// 403/410: the signed URL expired; resolve a fresh one.
-    case expired(status: Int)
-    /// The answer cannot continue from our offset (416, or a 206 for other bytes): start over.
-    case restartFromZero
-    /// 416 to a request for bytes after the end: the file may already be complete.
-    case rangeNotSatisfiable
-    /// The download's overall deadline passed.
-    case deadlinePassed
-}
-
 /// Receives an artifact's body: hashes it and writes it to the partial file in 1 MiB blocks
 /// (one copy, one `write` and one hash update per MiB), enforcing the declared size.
 final class ArtifactWriter: HTTPBodyConsumer, @unchecked Sendable {
@@ -177,70 +163,5 @@ final class ArtifactWriter: HTTPBodyConsumer, @unchecked Sendable {
         guard let expectedSize, let length else { return }
         if length > expectedSize { throw APIError.bodyTooLong(expected: expectedSize) }
         if length < expectedSize { throw APIError.bodyTooShort(expected: expectedSize, received: length) }
-    }
-}
-
-/// Bytes shared between the hashing task and the I/O thread: a slice of a `Data`, or the
-/// writer's own block (which outlives every use, since `consume` awaits the write).
-struct BytesRef: @unchecked Sendable {
-    private let data: Data?
-    private let range: Range<Int>
-    private let block: UnsafeRawBufferPointer?
-
-    init(_ data: Data, range: Range<Int>) { self.data = data; self.range = range; block = nil }
-    init(block: UnsafeRawBufferPointer) { data = nil; range = 0..<block.count; self.block = block }
-
-    var count: Int { range.count }
-
-    func withBytes<R>(_ body: (UnsafeRawBufferPointer) throws -> R) rethrows -> R {
-        if let block { return try body(block) }
-        return try data!.withUnsafeBytes { try body(UnsafeRawBufferPointer(rebasing: $0[range])) }
-    }
-}
-
-/// A one-shot result that a thread sets and a task awaits.
-final class IOCompletion: @unchecked Sendable {
-    private let state = Locked<(result: Result<Void, any Error>?, waiter: CheckedContinuation<Void, any Error>?)>((nil, nil))
-
-    func finish(_ body: () throws -> Void) {
-        let result: Result<Void, any Error> = Result { try body() }
-        let waiter = state.withLock { s -> CheckedContinuation<Void, any Error>? in
-            s.result = result
-            defer { s.waiter = nil }
-            return s.waiter
-        }
-        waiter?.resume(with: result)
-    }
-
-    func value() async throws {
-        try await withCheckedThrowingContinuation { (c: CheckedContinuation<Void, any Error>) in
-            let ready = state.withLock { s -> Result<Void, any Error>? in
-                if s.result == nil { s.waiter = c }
-                return s.result
-            }
-            if let ready { c.resume(with: ready) }
-        }
-    }
-}
-
-/// `Content-Range: bytes START-END/TOTAL` (TOTAL may be `*`).
-struct ContentRange: Equatable {
-    var start: Int64
-    var end: Int64
-    var total: Int64?
-
-    init?(_ header: String?) {
-        guard let header, header.hasPrefix("bytes ") else { return nil }
-        let spec = header.dropFirst(6)
-        let parts = spec.split(separator: "/", maxSplits: 1)
-        guard parts.count == 2 else { return nil }
-        let bounds = parts[0].split(separator: "-", maxSplits: 1)
-        guard bounds.count == 2, let s = Int64(bounds[0]), let e = Int64(bounds[1]), s >= 0, e >= s else { return nil }
-        start = s
-        end = e
-        if parts[1] == "*" { total = nil } else {
-            guard let t = Int64(parts[1]), t > e else { return nil }
-            total = t
-        }
     }
 }
