@@ -166,19 +166,23 @@ struct TransferFaultTests {
 
     @Test("429 with Retry-After in seconds, as a date, absurdly large or garbage: honoured within the cap", arguments: 0..<4)
     func rateLimited(index: Int) async throws {
-        var (raw, range) = Self.retryAfters[index]
-        if raw == "DATE+25" {
-            let formatter = DateFormatter()
-            formatter.locale = Locale(identifier: "en_US_POSIX")
-            formatter.timeZone = TimeZone(identifier: "GMT")
-            formatter.dateFormat = "EEE, dd MMM yyyy HH:mm:ss 'GMT'"
-            raw = formatter.string(from: Date().addingTimeInterval(25))
-        }
-        let header = raw
+        let (raw, range) = Self.retryAfters[index]
         let scripted = try ScriptedRegistry(models: [.init(id: "beta", version: "1.0.0", bytes: Data(repeating: 3, count: 5000))])
         let served = Locked(0)
+        let sent = Locked(raw)
         scripted.setOverride { request, _ in
             guard request.path == "/api/download/beta", served.withLock({ $0 += 1; return $0 }) == 1 else { return nil }
+            // The date is taken when the 429 is sent: on a loaded machine the run can start
+            // many seconds after the test did.
+            var header = raw
+            if raw == "DATE+25" {
+                let formatter = DateFormatter()
+                formatter.locale = Locale(identifier: "en_US_POSIX")
+                formatter.timeZone = TimeZone(identifier: "GMT")
+                formatter.dateFormat = "EEE, dd MMM yyyy HH:mm:ss 'GMT'"
+                header = formatter.string(from: Date().addingTimeInterval(25))
+            }
+            sent.withLock { $0 = header }
             return ScriptedOrigin.json(#"{"error": {"code": "rate_limited", "message": "slow down"}}"#, status: 429, headers: ["Retry-After: \(header)"])
         }
         let scratch = Scratch()
@@ -189,7 +193,7 @@ struct TransferFaultTests {
         #expect(waits.count == 1)
         if let wait = waits.first {
             let seconds = Int(wait.components.seconds)
-            #expect(range.contains(seconds), "Retry-After \(header) → waited \(wait)")
+            #expect(range.contains(seconds), "Retry-After \(sent.current) → waited \(wait)")
         }
     }
 
