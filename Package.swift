@@ -22,6 +22,12 @@ let package = Package(
         // libcurl's easy API, loaded with dlopen (Linux): streaming with real backpressure,
         // which FoundationNetworking's URLSession cannot pause.
         .target(name: "CManashikiShims", linkerSettings: [.linkedLibrary("dl", .when(platforms: [.linux]))]),
+        // Internal (no product): the one SHA-256/hex implementation and the one lock type, shared by
+        // the SDK, the sync agent, the CLI and the development registry. Only `package` declarations.
+        .target(
+            name: "ManashikiCore",
+            dependencies: [.target(name: "CManashikiCrypto", condition: .when(platforms: [.linux, .android]))]
+        ),
         // posix_spawn with chdir and closefrom (Linux only; it compiles to nothing elsewhere).
         .target(name: "CManashikiSpawn"),
         // The package's one way to start a process (`ChildProcess`, Linux and macOS only): the
@@ -30,28 +36,25 @@ let package = Package(
         .target(
             name: "Manashiki",
             dependencies: [
-                .target(name: "CManashikiCrypto", condition: .when(platforms: [.linux, .android])),
+                "ManashikiCore",
                 .target(name: "CManashikiShims", condition: .when(platforms: [.linux, .android])),
             ]
         ),
         .target(name: "ManashikiTestSupport", dependencies: ["Manashiki", "ManashikiProcess"]),
-        .target(
-            name: "ManashikiRegistry",
-            dependencies: [.target(name: "CManashikiCrypto", condition: .when(platforms: [.linux, .android]))]
-        ),
+        .target(name: "ManashikiRegistry", dependencies: ["ManashikiCore"]),
         .executableTarget(name: "manashiki-registry", dependencies: ["ManashikiRegistry"]),
-        .target(name: "ManashikiSync", dependencies: ["Manashiki", "ManashikiProcess"]),
-        .target(name: "ManashikiSyncCLI", dependencies: ["ManashikiSync", "Manashiki"]),
+        .target(name: "ManashikiSync", dependencies: ["Manashiki", "ManashikiCore", "ManashikiProcess"]),
+        .target(name: "ManashikiSyncCLI", dependencies: ["ManashikiSync", "Manashiki", "ManashikiCore"]),
         .executableTarget(name: "manashiki-sync", dependencies: ["ManashikiSyncCLI"]),
-        .executableTarget(name: "manashiki-bench", dependencies: ["Manashiki", "ManashikiSync", "ManashikiRegistry", "ManashikiProcess"]),
-        .testTarget(name: "ManashikiTests", dependencies: ["Manashiki", "ManashikiTestSupport", "ManashikiRegistry", "ManashikiProcess"]),
-        .testTarget(name: "ManashikiRegistryTests", dependencies: ["ManashikiRegistry", "Manashiki", "ManashikiProcess"]),
-        .testTarget(name: "ManashikiSyncTests", dependencies: ["ManashikiSync", "Manashiki", "ManashikiTestSupport", "ManashikiRegistry", "ManashikiProcess"]),
-        .testTarget(name: "ManashikiSyncCLITests", dependencies: ["ManashikiSyncCLI", "ManashikiSync", "ManashikiRegistry", "ManashikiTestSupport", "ManashikiProcess", "manashiki-sync"]),
+        .executableTarget(name: "manashiki-bench", dependencies: ["Manashiki", "ManashikiCore", "ManashikiSync", "ManashikiRegistry", "ManashikiProcess"]),
+        .testTarget(name: "ManashikiTests", dependencies: ["Manashiki", "ManashikiCore", "ManashikiTestSupport", "ManashikiRegistry", "ManashikiProcess"]),
+        .testTarget(name: "ManashikiRegistryTests", dependencies: ["ManashikiRegistry", "ManashikiCore", "Manashiki", "ManashikiProcess"]),
+        .testTarget(name: "ManashikiSyncTests", dependencies: ["ManashikiSync", "Manashiki", "ManashikiCore", "ManashikiTestSupport", "ManashikiRegistry", "ManashikiProcess"]),
+        .testTarget(name: "ManashikiSyncCLITests", dependencies: ["ManashikiSyncCLI", "ManashikiSync", "ManashikiCore", "ManashikiRegistry", "ManashikiTestSupport", "ManashikiProcess", "manashiki-sync"]),
         // Failure injection, crashes, file-system hazards and secrets (README "Reliability").
         .testTarget(
             name: "ManashikiReliabilityTests",
-            dependencies: ["Manashiki", "ManashikiSync", "ManashikiSyncCLI", "ManashikiRegistry", "ManashikiTestSupport", "ManashikiProcess", "manashiki-sync"]
+            dependencies: ["Manashiki", "ManashikiCore", "ManashikiSync", "ManashikiSyncCLI", "ManashikiRegistry", "ManashikiTestSupport", "ManashikiProcess", "manashiki-sync"]
         ),
     ],
     swiftLanguageModes: [.v6]

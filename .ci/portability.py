@@ -81,7 +81,7 @@ SWIFT_RULES = [
     (r"\bimport\s+Glibc\b|\bGlibc\.", APPLE, "Glibc exists only on Linux"),
     (r"\bMSG_NOSIGNAL\b", APPLE, "MSG_NOSIGNAL does not exist on Darwin (use SO_NOSIGPIPE)"),
     (r"\bSOCK_(STREAM|DGRAM|RAW)\.rawValue\b", APPLE, "SOCK_STREAM is an Int32 on Darwin, an enum only in Glibc"),
-    (r"\bepoll_\w+|\bsendfile\s*\(|\bsync_file_range\b|\baccept4\s*\(|\bpipe2\s*\(|\binotify_\w+|\bprctl\s*\(|\bSOCK_CLOEXEC\b|\bO_DIRECT\b",
+    (r"\bepoll_\w+|\bsendfile\s*\(|\bsync_file_range\b|\bcopy_file_range\b|\baccept4\s*\(|\bpipe2\s*\(|\binotify_\w+|\bprctl\s*\(|\bSOCK_CLOEXEC\b|\bO_DIRECT\b",
      APPLE, "a Linux-only system call or flag"),
     (r"STRING:[\"']/proc/", APPLE, "/proc exists only on Linux"),
     (r"\bst_(m|a|c)tim\b", APPLE, "Darwin's stat has st_mtimespec, not st_mtim"),
@@ -112,7 +112,7 @@ COMPILED_SWIFT_RULES = None  # filled below
 
 C_RULES = [
     (r"\bposix_spawn\w*\s*\(|\bfork\s*\(|\bexecv\w*\s*\(", NO_SPAWN_APPLE, "process spawning is prohibited on tvOS and watchOS"),
-    (r"\bposix_spawn_file_actions_addclosefrom_np\b|\bsync_file_range\b|\bSYNC_FILE_RANGE_\w+", APPLE, "a Linux-only call"),
+    (r"\bposix_spawn_file_actions_addclosefrom_np\b|\bsync_file_range\b|\bSYNC_FILE_RANGE_\w+|\bcopy_file_range\b|\bloff_t\b", APPLE, "a Linux-only call"),
     (r"\bposix_spawn_file_actions_addchdir_np\b", NOT_MACOS, "posix_spawn_file_actions_addchdir_np: glibc 2.29, macOS 10.15 only"),
     (r"\bPOSIX_SPAWN_CLOEXEC_DEFAULT\b", ["Linux"], "POSIX_SPAWN_CLOEXEC_DEFAULT is a Darwin extension"),
     (r"\bF_FULLFSYNC\b", ["Linux"], "F_FULLFSYNC is Darwin-only"),

@@ -4,9 +4,6 @@ import Glibc
 #elseif canImport(Darwin)
 import Darwin
 #endif
-#if os(Linux)
-import CManashikiShims
-#endif
 
 /// How bytes reach stable storage: the one flush every install, state file and directory goes
 /// through (`POSIX.sync`).
@@ -60,13 +57,4 @@ package struct DurableFlush: Sendable {
 
     /// Which call made a flush durable.
     package enum Primitive: Sendable, Equatable { case fullSync, fsync }
-}
-
-/// Linux's `sync_file_range`, to start writeback early (see `POSIX.startWriteback`).
-enum Writeback {
-    static func start(_ fd: Int32, from offset: Int64, length: Int64) {
-        #if os(Linux)
-        _ = mk_start_writeback(fd, offset, length)
-        #endif
-    }
 }

@@ -58,7 +58,7 @@ package enum POSIX {
     /// Asks the kernel to start writing a range back to disk without waiting (Linux), so a
     /// later fsync has little left to do. A no-op elsewhere.
     package static func startWriteback(_ fd: Int32, from offset: Int64, length: Int64) {
-        Writeback.start(fd, from: offset, length: length)
+        KernelFileCalls.startWriteback(fd, from: offset, length: length)
     }
 
     /// The `errno` behind a Foundation error (POSIX domain, an underlying POSIX error, or the

@@ -1,11 +1,13 @@
 import Foundation
 import Manashiki
+import ManashikiCore
 
 /// Turns a JSON document into a `Manifest`, collecting every problem with its path and a hint.
 struct ManifestValidator {
     private var problems: [ManifestProblem] = []
 
-    static let rootKeys = ["schemaVersion", "registry", "store", "device", "policies", "models"]
+    static let rootKeys = ["schemaVersion", "registry", "store", "device", "policies", "metrics", "models"]
+    static let metricsKeys = ["file"]
     static let registryKeys = ["baseURL", "apiKey"]
     static let storeKeys = ["directory", "concurrency", "prune"]
     static let pruneKeys = ["mode", "maxDeletes", "allowEmptyManifest"]
@@ -77,6 +79,7 @@ struct ManifestValidator {
         let store = top["store"].flatMap { object($0, at: "store", known: Self.storeKeys) }.map { storeSettings($0) } ?? StoreSettings()
         let device = top["device"].flatMap { object($0, at: "device", known: Self.deviceKeys) }.flatMap { deviceProfile($0) }
         let policies = top["policies"].flatMap { object($0, at: "policies", known: Self.policyKeys) }.map { syncPolicies($0) } ?? SyncPolicies()
+        let metrics = top["metrics"].flatMap { object($0, at: "metrics", known: Self.metricsKeys) }.map { metricsSettings($0) } ?? MetricsSettings()
         var models: [ModelSpec] = []
         if let value = top["models"] {
             if case .array(let items) = value {
@@ -87,7 +90,7 @@ struct ManifestValidator {
         } else {
             problems.append(ManifestProblem(path: "models", message: "is missing", hint: #"add "models": [{"id": "…", "version": "latest"}] (an empty array is allowed)"#))
         }
-        var manifest = Manifest(registry: registry, store: store, device: device, policies: policies, models: models)
+        var manifest = Manifest(registry: registry, store: store, device: device, policies: policies, metrics: metrics, models: models)
         manifest.schemaVersion = Manifest.currentSchemaVersion
         return manifest
     }
@@ -143,6 +146,10 @@ struct ManifestValidator {
             if let b = bool(p, "allowEmptyManifest", at: "store.prune") { settings.prune.allowEmptyManifest = b }
         }
         return settings
+    }
+
+    private mutating func metricsSettings(_ o: [String: JSONValue]) -> MetricsSettings {
+        MetricsSettings(file: string(o, "file", at: "metrics", nonEmpty: true))
     }
 
     private mutating func deviceProfile(_ o: [String: JSONValue]) -> DeviceProfile? {
@@ -221,7 +228,7 @@ struct ManifestValidator {
                 } catch {}
             }
             if let sha = string(o, "sha256", at: path) {
-                if SHA256Digest.isHex(sha) { spec.sha256 = sha } else {
+                if Hex.isSHA256(sha) { spec.sha256 = sha } else {
                     problems.append(ManifestProblem(path: "\(path).sha256", message: "is not 64 lowercase hex characters", hint: "copy the digest from the catalog (GET /api/models) or `shasum -a 256`"))
                 }
             }

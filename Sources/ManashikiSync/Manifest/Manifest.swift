@@ -23,6 +23,8 @@ public struct Manifest: Sendable, Hashable, Decodable {
     public var device: DeviceProfile?
     /// What is acceptable.
     public var policies: SyncPolicies
+    /// Where the run's Prometheus metrics go.
+    public var metrics: MetricsSettings
     /// The models wanted, in order.
     public var models: [ModelSpec]
     /// The directory relative paths resolve against (the manifest file's directory when
@@ -32,12 +34,13 @@ public struct Manifest: Sendable, Hashable, Decodable {
     /// Creates a manifest in code.
     public init(registry: RegistrySettings = RegistrySettings(), store: StoreSettings = StoreSettings(),
                 device: DeviceProfile? = nil, policies: SyncPolicies = SyncPolicies(),
-                models: [ModelSpec], baseDirectory: URL? = nil) {
+                metrics: MetricsSettings = MetricsSettings(), models: [ModelSpec], baseDirectory: URL? = nil) {
         self.schemaVersion = Manifest.currentSchemaVersion
         self.registry = registry
         self.store = store
         self.device = device
         self.policies = policies
+        self.metrics = metrics
         self.models = models
         self.baseDirectory = baseDirectory
     }
@@ -76,6 +79,9 @@ public struct Manifest: Sendable, Hashable, Decodable {
         guard let path = store.directory else { return ManashikiClient.defaultStorageDirectory }
         return Manifest.resolve(path, against: baseDirectory)
     }
+
+    /// `metrics.file` resolved against `baseDirectory`, or nil when the manifest names none.
+    public var metricsFile: URL? { metrics.file.map { Manifest.resolve($0, against: baseDirectory) } }
 
     /// Resolves a manifest path: absolute, `~/…`, or relative to `base` (or the current directory).
     static func resolve(_ path: String, against base: URL?) -> URL {

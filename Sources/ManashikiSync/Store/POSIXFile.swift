@@ -1,5 +1,4 @@
 import Foundation
-import Manashiki
 #if canImport(Glibc)
 import Glibc
 #elseif canImport(Musl)
@@ -8,17 +7,8 @@ import Musl
 import Darwin
 #endif
 
-/// Thin wrappers over the POSIX calls the store needs (fsync, flock, stat, rename).
+/// Thin wrappers over the POSIX calls the store needs (flock, stat).
 enum POSIXFile {
-    /// Flushes a directory so a rename inside it is durable (`POSIX.sync`: F_FULLFSYNC on
-    /// Apple platforms).
-    static func syncDirectory(_ url: URL) {
-        let fd = open(url.path, O_RDONLY)
-        guard fd >= 0 else { return }
-        _ = try? POSIX.sync(fd, path: url.path)
-        close(fd)
-    }
-
     /// `lstat` of a path.
     static func lstatInfo(_ path: String) -> stat? {
         var info = stat()

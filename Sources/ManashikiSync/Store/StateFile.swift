@@ -1,12 +1,5 @@
 import Foundation
 import Manashiki
-#if canImport(Glibc)
-import Glibc
-#elseif canImport(Musl)
-import Musl
-#elseif canImport(Darwin)
-import Darwin
-#endif
 
 /// Reads and atomically writes `<store>/.manashiki/state.json`.
 ///
@@ -48,48 +41,11 @@ public enum StateFile {
         "the store's state file was written by a newer manashiki-sync (format \(version); this one reads \(StoreState.currentFormatVersion)); upgrade this agent — nothing was changed"
     }
 
-    /// Writes `state` atomically.
+    /// Writes `state` atomically (`DurableFile`).
     /// - Throws: `APIError.fileSystem` when the file cannot be written.
     public static func write(_ state: StoreState, to layout: StoreLayout) throws {
         let encoder = JSONEncoder()
         encoder.outputFormatting = [.sortedKeys] // compact: read on every run
-        let data = try encoder.encode(state)
-        let temp = layout.metadataDirectory.appendingPathComponent("state.json.tmp.\(UUID().uuidString.prefix(8))")
-        let fd = open(temp.path, O_WRONLY | O_CREAT | O_EXCL, 0o644)
-        guard fd >= 0 else { throw APIError.fileSystem(operation: "write", path: temp.path, code: errno) }
-        var ok = data.withUnsafeBytes { raw -> Bool in
-            var offset = 0
-            while offset < raw.count {
-                let n = Glibc_write(fd, raw.baseAddress! + offset, raw.count - offset)
-                if n < 0 { if errno == EINTR { continue }; return false }
-                offset += n
-            }
-            return true
-        }
-        let writeErrno = errno
-        if ok && (try? POSIX.sync(fd, path: temp.path)) == nil { ok = false }
-        close(fd)
-        guard ok else {
-            unlink(temp.path)
-            throw APIError.fileSystem(operation: "write", path: temp.path, code: writeErrno == 0 ? EIO : writeErrno)
-        }
-        guard rename(temp.path, layout.stateFile.path) == 0 else {
-            let code = errno
-            unlink(temp.path)
-            throw APIError.fileSystem(operation: "replace", path: layout.stateFile.path, code: code)
-        }
-        POSIXFile.syncDirectory(layout.metadataDirectory)
+        try DurableFile.replace(layout.stateFile, with: encoder.encode(state))
     }
-}
-
-/// `write(2)`, named so it does not clash with `StateFile.write`.
-@inline(__always)
-private func Glibc_write(_ fd: Int32, _ buffer: UnsafeRawPointer, _ count: Int) -> Int {
-    #if canImport(Darwin)
-    return Darwin.write(fd, buffer, count)
-    #elseif canImport(Musl)
-    return Musl.write(fd, buffer, count)
-    #else
-    return Glibc.write(fd, buffer, count)
-    #endif
 }

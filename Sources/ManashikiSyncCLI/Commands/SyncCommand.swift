@@ -1,5 +1,6 @@
 import Foundation
 import ManashikiSync
+import ManashikiCore
 
 /// `manashiki-sync sync`: reconcile the store with the manifest, once or in a loop.
 public struct SyncCommand: Sendable {
@@ -16,40 +17,76 @@ public struct SyncCommand: Sendable {
 
     /// Runs it (forever with `--every`, until cancelled).
     public func run() async -> ExitCode {
+        let started = context.console.date()
         let manifest: Manifest
         do {
             manifest = try ManifestLoader.load(context.global, sync: options, currentDirectory: context.console.currentDirectory)
-        } catch { return context.report(error, command: "sync") }
+        } catch {
+            let code = context.report(error, command: "sync")
+            let store = context.global.storeDirectory.map { KeyLoader.resolve($0, against: context.console.currentDirectory) }
+            writeMetrics(metricsFile(nil)) { $0.metrics(outcome: "manifest-error", exitCode: code, store: store, started: started, finished: context.console.date()) }
+            return code
+        }
         let key: LoadedKey
-        do { key = try context.loadKey(manifest: manifest) } catch { return context.report(error, command: "sync") }
+        do { key = try context.loadKey(manifest: manifest) } catch {
+            let code = context.report(error, command: "sync")
+            writeMetrics(metricsFile(manifest)) {
+                $0.metrics(outcome: "key-error", exitCode: code, store: manifest.storeDirectory, started: started, finished: context.console.date())
+            }
+            return code
+        }
 
         guard let every = options.every else { return await once(manifest: manifest, key: key) }
-        let last = LockedBox<ExitCode>(.success)
+        let last = Locked<ExitCode>(.success)
         let console = context.console, quiet = context.global.verbosity == .quiet, json = context.global.json
         await LoopScheduler(interval: every, jitter: options.jitter).run(onWait: { delay in
             guard !quiet, !json else { return }
             console.line("next sync in \(ByteFormat.duration(JSONEventWriter.seconds(delay)))")
         }) {
             let code = await once(manifest: manifest, key: key)
-            last.value = code
+            last.withLock { $0 = code }
             return code != .usage
         }
         // A signal while waiting ends the loop cleanly; one during a run reports the interruption.
-        return last.value == .interrupted || last.value == .terminated || last.value == .usage ? last.value : .success
+        let code = last.current
+        return code == .interrupted || code == .terminated || code == .usage ? code : .success
     }
 
-    /// One sync, with its last-run record.
+    /// One sync, with its last-run record and metrics.
     func once(manifest: Manifest, key: LoadedKey) async -> ExitCode {
         let started = context.console.date()
         let (code, report) = await ReconcileRun(context: context, manifest: manifest, key: key, command: "sync", dryRun: options.dryRun).perform()
-        guard let report, !options.dryRun, report.outcome != .locked else { return code }
-        let record = LastRunRecord(command: "sync", startedAt: started, finishedAt: context.console.date(),
-                                   outcome: ResultView.outcome(report.outcome), exitCode: code.rawValue,
-                                   counts: ResultView.counts(report.results), bytesDownloaded: report.bytesDownloaded,
-                                   error: report.runFailure.map { TextSanitizer.oneLine($0.description) })
-        if let problem = record.write(to: StoreLayout(directory: manifest.storeDirectory)), context.global.verbosity > .quiet {
-            context.console.warning(problem)
+        guard let report, !options.dryRun else { return code }
+        let finished = context.console.date()
+        let layout = StoreLayout(directory: manifest.storeDirectory)
+        let previous = LastRunRecord.read(layout)
+        if report.outcome != .locked {
+            let record = LastRunRecord(command: "sync", startedAt: started, finishedAt: finished,
+                                       outcome: ResultView.outcome(report.outcome), exitCode: code.rawValue,
+                                       counts: ResultView.counts(report.results), bytesDownloaded: report.bytesDownloaded,
+                                       error: report.runFailure.map { TextSanitizer.oneLine($0.description) },
+                                       lastSuccessAt: code == .success ? finished : previous?.latestSuccess)
+            if let problem = record.write(to: layout), context.global.verbosity > .quiet {
+                context.console.warning(problem)
+            }
+        }
+        writeMetrics(metricsFile(manifest)) {
+            $0.metrics(report: report, exitCode: code, store: manifest.storeDirectory, started: started, finished: finished, lastRun: previous)
         }
         return code
+    }
+
+    /// `--metrics-file` (relative to the current directory), else the manifest's `metrics.file`.
+    func metricsFile(_ manifest: Manifest?) -> MetricsFile? {
+        if let path = options.metricsFile { return MetricsFile(url: KeyLoader.resolve(path, against: context.console.currentDirectory)) }
+        return manifest?.metricsFile.map(MetricsFile.init(url:))
+    }
+
+    /// Writes the metrics `build` makes, if a file is configured. A failure is reported on
+    /// stderr even with `--quiet` (the file was asked for, and a stale one misleads alerts) but
+    /// does not change the exit code.
+    func writeMetrics(_ file: MetricsFile?, _ build: (MetricsFile) -> RunMetrics) {
+        guard let file, !options.dryRun else { return }
+        if let problem = file.write(build(file)) { context.console.error(problem) }
     }
 }

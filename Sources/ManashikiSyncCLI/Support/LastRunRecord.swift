@@ -1,4 +1,5 @@
 import Foundation
+import Manashiki
 import ManashikiSync
 
 /// What the last `sync` did, kept in `<store>/.manashiki/last-run.json` for `status`.
@@ -21,6 +22,12 @@ public struct LastRunRecord: Sendable, Codable, Equatable {
     public var bytesDownloaded: Int64
     /// The run-level error, if any.
     public var error: String?
+    /// When the last run that exited 0 finished (this one or an earlier one); nil if none has.
+    /// Carried from record to record, so a failed run does not lose it (absent in older records).
+    public var lastSuccessAt: Date?
+
+    /// The latest success this record knows: its own end if it exited 0, else `lastSuccessAt`.
+    public var latestSuccess: Date? { exitCode == 0 ? finishedAt : lastSuccessAt }
 
     /// The schema name.
     public static let schemaName = "manashiki-sync/last-run/v1"
@@ -28,14 +35,15 @@ public struct LastRunRecord: Sendable, Codable, Equatable {
     /// The record's path in `layout`.
     public static func url(_ layout: StoreLayout) -> URL { layout.metadataDirectory.appendingPathComponent("last-run.json") }
 
-    /// Writes the record atomically; failures are returned as text (the run's result stands).
+    /// Writes the record atomically (`DurableFile`); failures are returned as text (the run's
+    /// result stands).
     public func write(to layout: StoreLayout) -> String? {
         let encoder = JSONEncoder()
         encoder.outputFormatting = [.prettyPrinted, .sortedKeys]
         encoder.dateEncodingStrategy = .iso8601
         do {
             try layout.prepare()
-            try encoder.encode(self).write(to: Self.url(layout), options: .atomic)
+            try DurableFile.replace(Self.url(layout), with: encoder.encode(self))
             return nil
         } catch {
             return "the last-run record could not be written: \(error.localizedDescription)"

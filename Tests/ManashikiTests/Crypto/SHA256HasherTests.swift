@@ -2,6 +2,7 @@ import Foundation
 import ManashikiProcess
 import Testing
 @testable import Manashiki
+import ManashikiCore
 
 @Suite("SHA-256")
 struct SHA256HasherTests {
@@ -62,9 +63,9 @@ struct SHA256HasherTests {
 
     @Test("hex validation accepts only 64 lowercase hex characters")
     func hexValidation() {
-        #expect(SHA256Digest.isHex(String(repeating: "a", count: 64)))
-        #expect(!SHA256Digest.isHex(String(repeating: "A", count: 64)))
-        #expect(!SHA256Digest.isHex(String(repeating: "a", count: 63)))
-        #expect(!SHA256Digest.isHex(String(repeating: "g", count: 64)))
+        #expect(Hex.isSHA256(String(repeating: "a", count: 64)))
+        #expect(!Hex.isSHA256(String(repeating: "A", count: 64)))
+        #expect(!Hex.isSHA256(String(repeating: "a", count: 63)))
+        #expect(!Hex.isSHA256(String(repeating: "g", count: 64)))
     }
 }

@@ -1,0 +1,60 @@
+import Foundation
+import Manashiki
+import ManashikiSync
+
+/// Writes a run's `RunMetrics` to the `--metrics-file` / `metrics.file` path, atomically
+/// (`DurableFile`: temporary file, fsync, rename, fsync of the directory), so node_exporter
+/// never reads half a file. The temporary name does not end in `.prom`, which the textfile
+/// collector ignores.
+struct MetricsFile {
+    /// The file.
+    let url: URL
+
+    /// The metrics of a run that got as far as a report.
+    func metrics(report: SyncReport, exitCode: ExitCode, store: URL, started: Date, finished: Date,
+                 lastRun: LastRunRecord?) -> RunMetrics {
+        var m = RunMetrics(store: store.path, finishedAt: finished,
+                           lastSuccessAt: lastSuccess(exitCode: exitCode, finished: finished, lastRun: lastRun),
+                           outcome: ResultView.outcome(report.outcome), exitCode: exitCode.rawValue,
+                           durationSeconds: max(0, finished.timeIntervalSince(started)), models: ResultView.counts(report.results))
+        m.downloadedBytes = report.bytesDownloaded
+        m.hashedBytes = report.bytesHashed
+        if case .loaded(let state) = StateFile.read(StoreLayout(directory: store)) {
+            m.installed = (state.models.count, state.models.values.reduce(0) { $0 + $1.size })
+            for result in report.results {
+                switch result.status {
+                case .unchanged, .verified: m.reusedBytes += state.models[result.modelId]?.size ?? 0
+                default: break
+                }
+            }
+        }
+        return m
+    }
+
+    /// The metrics of a run that stopped before it could start (manifest or key error).
+    func metrics(outcome: String, exitCode: ExitCode, store: URL?, started: Date, finished: Date) -> RunMetrics {
+        let lastRun = store.flatMap { LastRunRecord.read(StoreLayout(directory: $0)) }
+        return RunMetrics(store: store?.path ?? "", finishedAt: finished,
+                          lastSuccessAt: lastSuccess(exitCode: exitCode, finished: finished, lastRun: lastRun),
+                          outcome: outcome, exitCode: exitCode.rawValue,
+                          durationSeconds: max(0, finished.timeIntervalSince(started)), models: ResultView.counts([]))
+    }
+
+    /// This run's end if it succeeded, else the latest success the previous metrics file or the
+    /// store's last-run record knows: a failed run never erases when the last success was.
+    func lastSuccess(exitCode: ExitCode, finished: Date, lastRun: LastRunRecord?) -> Date? {
+        if exitCode == .success { return finished }
+        let previous = (try? String(contentsOf: url, encoding: .utf8)).flatMap(RunMetrics.lastSuccess(inText:))
+        return [previous, lastRun?.latestSuccess].compactMap { $0 }.max()
+    }
+
+    /// Writes `metrics`; returns what went wrong, or nil.
+    func write(_ metrics: RunMetrics) -> String? {
+        do {
+            try DurableFile.replace(url, with: Data(metrics.text.utf8))
+            return nil
+        } catch {
+            return "the metrics file could not be written: \(error.localizedDescription)"
+        }
+    }
+}

@@ -1,0 +1,220 @@
+import Foundation
+import Testing
+
+/// The files in `examples/` checked by the tools that will read them: systemd-analyze,
+/// kubernetes-validate, Python's plistlib, check-jsonschema and the agent itself, and a
+/// crontab(5) reading of the cron line. Every check is also fed a broken copy, which it must
+/// reject: a check that cannot fail proves nothing.
+@Suite("examples (real validators)")
+struct ExampleFilesTests {
+    /// The repository's `examples/` directory.
+    static let examples = URL(fileURLWithPath: #filePath).deletingLastPathComponent().deletingLastPathComponent()
+        .deletingLastPathComponent().deletingLastPathComponent().appendingPathComponent("examples")
+    /// Where the README tells operators to install the command; every example runs it from there.
+    static let installPath = "/usr/local/bin/manashiki-sync"
+
+    static func read(_ path: String) throws -> String { try String(contentsOf: examples.appendingPathComponent(path), encoding: .utf8) }
+
+    /// A fresh scratch directory.
+    static func scratch() throws -> URL {
+        let dir = FileManager.default.temporaryDirectory.appendingPathComponent("manashiki-examples-\(UUID().uuidString.prefix(8))")
+        try FileManager.default.createDirectory(at: dir, withIntermediateDirectories: true)
+        return dir
+    }
+
+    /// Runs the built agent with `arguments` plus `--help`: exit 0 and the command's help means
+    /// the agent's own parser accepts every option (an unknown or misspelled one exits 2).
+    static func agentAccepts(_ arguments: [String], sourceLocation: SourceLocation = #_sourceLocation) async throws -> Bool {
+        guard let command = arguments.first else { return false }
+        let dir = try scratch()
+        defer { try? FileManager.default.removeItem(at: dir) }
+        let result = try await CLI.run(arguments + ["--help"], in: dir)
+        return result.status == 0 && result.stdout.hasPrefix("manashiki-sync \(command) —")
+    }
+
+    // MARK: systemd
+
+    /// The service and timer copied into `dir`, with ExecStart's binary pointed at the built one
+    /// (`systemd-analyze verify` checks that the program exists and is executable).
+    static func systemdUnits(in dir: URL, edit: (String) -> String = { $0 }) throws -> [URL] {
+        var urls: [URL] = []
+        for name in ["manashiki-sync.service", "manashiki-sync.timer"] {
+            let text = try read("systemd/\(name)").replacingOccurrences(of: installPath, with: CLI.binary.path)
+            let url = dir.appendingPathComponent(name)
+            try Data(edit(text).utf8).write(to: url)
+            urls.append(url)
+        }
+        return urls
+    }
+
+    /// `systemd-analyze verify`: it exits 0 for many problems it only warns about ("Unknown
+    /// key", "Failed to parse"), so a unit passes only with exit 0 and no output at all.
+    static func verifyUnits(_ urls: [URL]) async throws -> ExternalTool.Result {
+        var r = try await ExternalTool.run("systemd-analyze", ["verify"] + urls.map(\.path))
+        if r.status == 0 && !r.output.trimmingCharacters(in: .whitespacesAndNewlines).isEmpty { r.status = 1 }
+        return r
+    }
+
+    @Test("the systemd service and timer pass systemd-analyze verify; broken copies do not")
+    func systemd() async throws {
+        let dir = try Self.scratch()
+        defer { try? FileManager.default.removeItem(at: dir) }
+        let good = try await Self.verifyUnits(try Self.systemdUnits(in: dir))
+        #expect(good.succeeded, "systemd-analyze: \(good.output)")
+
+        let breakages: [(String, (String) -> String)] = [
+            ("a misspelled key", { $0.replacingOccurrences(of: "SuccessExitStatus=", with: "SucessExitStatus=") }),
+            ("an invalid service type", { $0.replacingOccurrences(of: "Type=oneshot", with: "Type=oneshoot") }),
+            ("an invalid timer value", { $0.replacingOccurrences(of: "OnUnitActiveSec=6h", with: "OnUnitActiveSec=6 hourz") }),
+            ("a program that does not exist", { $0.replacingOccurrences(of: CLI.binary.path, with: "/nonexistent/manashiki-sync") }),
+        ]
+        for (what, edit) in breakages {
+            let broken = dir.appendingPathComponent("broken-\(UUID().uuidString.prefix(4))")
+            try FileManager.default.createDirectory(at: broken, withIntermediateDirectories: true)
+            let r = try await Self.verifyUnits(try Self.systemdUnits(in: broken, edit: edit))
+            #expect(!r.succeeded, "systemd-analyze accepted \(what)")
+        }
+    }
+
+    @Test("the service runs the installed agent with options it accepts, and a partial failure fails the unit")
+    func systemdCommand() async throws {
+        let service = try Self.read("systemd/manashiki-sync.service")
+        let exec = try #require(service.split(separator: "\n").first { $0.hasPrefix("ExecStart=") })
+        let argv = exec.dropFirst(10).split(separator: " ").map(String.init)
+        #expect(argv.first == Self.installPath)
+        #expect(try await Self.agentAccepts(Array(argv.dropFirst())))
+        #expect(!(try await Self.agentAccepts(["sync", "--manifset", "/etc/manashiki/manashiki.json"])))
+        // Exit 3 (partial failure) must show in `systemctl --failed` and OnFailure= (README:
+        // "Running from timers"); only 75 (another run holds the lock) counts as success.
+        let success = try #require(service.split(separator: "\n").first { $0.hasPrefix("SuccessExitStatus=") })
+        #expect(success.split(separator: "=")[1].split(separator: " ") == ["75"])
+    }
+
+    // MARK: Kubernetes
+
+    /// `kubernetes-validate --strict` (unknown fields are errors) against a pinned Kubernetes version.
+    static func validateKubernetes(_ urls: [URL]) async throws -> ExternalTool.Result {
+        try await ExternalTool.run("kubernetes-validate", ["--strict", "--kubernetes-version", "1.29.0"] + urls.map(\.path))
+    }
+
+    @Test("the Kubernetes manifests pass kubernetes-validate --strict; broken copies do not", arguments: ["cronjob.yaml", "init-container.yaml"])
+    func kubernetes(_ name: String) async throws {
+        let url = Self.examples.appendingPathComponent("kubernetes/\(name)")
+        let good = try await Self.validateKubernetes([url])
+        #expect(good.succeeded, "kubernetes-validate: \(good.output)")
+
+        let dir = try Self.scratch()
+        defer { try? FileManager.default.removeItem(at: dir) }
+        let text = try String(contentsOf: url, encoding: .utf8)
+        for (what, broken) in [("a misspelled field", text.replacingOccurrences(of: "volumeMounts:", with: "volumeMount:")),
+                               ("a wrong type", text.replacingOccurrences(of: "runAsUser: 10001", with: "runAsUser: \"ten\""))] {
+            #expect(broken != text)
+            let copy = dir.appendingPathComponent(name)
+            try Data(broken.utf8).write(to: copy)
+            #expect(!(try await Self.validateKubernetes([copy])).succeeded, "kubernetes-validate accepted \(what)")
+        }
+        // The container's arguments are ones the agent accepts.
+        let args = try #require(text.split(separator: "\n").first { $0.contains("args: [") })
+        let json = args[args.firstIndex(of: "[")!...]
+        let argv = try #require(try JSONSerialization.jsonObject(with: Data(json.utf8)) as? [String])
+        #expect(try await Self.agentAccepts(argv))
+    }
+
+    // MARK: launchd
+
+    /// The plist parsed by Python's plistlib, as JSON.
+    static func parsePlist(_ url: URL) async throws -> (ExternalTool.Result, [String: Any]?) {
+        let script = "import json, plistlib, sys; print(json.dumps(plistlib.load(open(sys.argv[1], 'rb'))))"
+        let r = try await ExternalTool.run("python3", ["-c", script, url.path])
+        guard r.succeeded else { return (r, nil) }
+        return (r, try JSONSerialization.jsonObject(with: Data(r.output.utf8)) as? [String: Any])
+    }
+
+    @Test("the launchd plist parses as a property list with the agent's arguments; a broken copy does not parse")
+    func launchd() async throws {
+        let url = Self.examples.appendingPathComponent("launchd/com.manashiki.sync.plist")
+        let (result, plist) = try await Self.parsePlist(url)
+        #expect(result.succeeded, "plistlib: \(result.output)")
+        let dict = try #require(plist)
+        #expect(dict["Label"] as? String == "com.manashiki.sync")
+        #expect(dict["StartInterval"] as? Int == 21600)
+        #expect(dict["RunAtLoad"] as? Bool == true)
+        let argv = try #require(dict["ProgramArguments"] as? [String])
+        #expect(argv.first == Self.installPath)
+        #expect(try await Self.agentAccepts(Array(argv.dropFirst())))
+
+        let dir = try Self.scratch()
+        defer { try? FileManager.default.removeItem(at: dir) }
+        let text = try String(contentsOf: url, encoding: .utf8)
+        for broken in [text.replacingOccurrences(of: "</dict>", with: ""), text.replacingOccurrences(of: "<integer>21600</integer>", with: "<integer>6h</integer>")] {
+            let copy = dir.appendingPathComponent("broken.plist")
+            try Data(broken.utf8).write(to: copy)
+            #expect(!(try await Self.parsePlist(copy)).0.succeeded)
+        }
+    }
+
+    // MARK: Manifests
+
+    static let manifests = ["app-restore.json", "fleet.json", "image-provisioning.json"]
+
+    static func checkSchema(_ urls: [URL]) async throws -> ExternalTool.Result {
+        try await ExternalTool.run("check-jsonschema", ["--schemafile", examples.appendingPathComponent("manifest.schema.json").path] + urls.map(\.path))
+    }
+
+    @Test("the manifest schema is a valid JSON Schema (check-jsonschema --check-metaschema)")
+    func schemaIsValid() async throws {
+        let r = try await ExternalTool.run("check-jsonschema", ["--check-metaschema", Self.examples.appendingPathComponent("manifest.schema.json").path])
+        #expect(r.succeeded, "check-jsonschema: \(r.output)")
+    }
+
+    @Test("every example manifest passes the schema and the agent; broken copies fail both", arguments: manifests)
+    func manifest(_ name: String) async throws {
+        let url = Self.examples.appendingPathComponent("manifests/\(name)")
+        let schema = try await Self.checkSchema([url])
+        #expect(schema.succeeded, "check-jsonschema: \(schema.output)")
+        let dir = try Self.scratch()
+        defer { try? FileManager.default.removeItem(at: dir) }
+        // The agent reads it offline (`status` needs no key); --store keeps it out of /var/lib.
+        let agent = try await CLI.run(["status", "--manifest", url.path, "--store", dir.appendingPathComponent("store").path, "--json"], in: dir)
+        #expect(agent.status == 0, "\(agent.all)")
+
+        let text = try String(contentsOf: url, encoding: .utf8)
+        let broken = [
+            ("an unknown key", text.replacingOccurrences(of: #""schemaVersion": 1,"#, with: #""schemaVersion": 1, "modles": [],"#)),
+            ("concurrency 0", text.replacingOccurrences(of: #""concurrency": "#, with: #""concurrency": 0, "x": "#)),
+            ("schema version 2", text.replacingOccurrences(of: #""schemaVersion": 1"#, with: #""schemaVersion": 2"#)),
+        ]
+        for (what, bad) in broken {
+            #expect(bad != text, "\(what): the edit did not apply to \(name)")
+            let copy = dir.appendingPathComponent(name)
+            try Data(bad.utf8).write(to: copy)
+            #expect(!(try await Self.checkSchema([copy])).succeeded, "check-jsonschema accepted \(what) in \(name)")
+            let refused = try await CLI.run(["status", "--manifest", copy.path, "--store", dir.appendingPathComponent("store").path], in: dir)
+            #expect(refused.status == 2, "the agent accepted \(what) in \(name)")
+        }
+    }
+
+    // MARK: cron
+
+    @Test("the crontab lines have five valid fields and run the installed agent with options it accepts")
+    func crontab() async throws {
+        let text = try Self.read("cron/crontab")
+        // Entries, and the commented alternative ("# 17 */6 …").
+        let lines = text.split(separator: "\n").map { $0.hasPrefix("# ") ? String($0.dropFirst(2)) : String($0) }
+            .filter { $0.first?.isNumber == true || $0.hasPrefix("*") }
+        #expect(lines.count == 2)
+        for line in lines {
+            let entry = try #require(CrontabEntry(line), "not a crontab(5) entry: \(line)")
+            #expect(entry.argv.first == Self.installPath)
+            #expect(try await Self.agentAccepts(Array(entry.argv.dropFirst())), "\(line)")
+        }
+    }
+
+    @Test("the crontab reader rejects broken schedules", arguments: [
+        "61 */6 * * * /usr/local/bin/manashiki-sync sync", "17 */6 * * /usr/local/bin/manashiki-sync", "17 24 * * * /x",
+        "17 */0 * * * /x", "17 */6 0 * * /x", "17 */6 * 13 * /x", "17 */6 * * 8 /x", "17 5-3 * * * /x", "17 6, * * * /x", "@hourly",
+    ])
+    func crontabRejects(_ line: String) {
+        #expect(CrontabEntry(line) == nil)
+    }
+}

@@ -1,0 +1,50 @@
+import Foundation
+import ManashikiTestSupport
+import Testing
+
+/// A real tool from Debian's packages or PyPI (promtool, systemd-analyze, check-jsonschema…)
+/// run by a test, found on the PATH that `.ci/run` sets up.
+enum ExternalTool {
+    /// What a tool run left.
+    struct Result {
+        var status: Int32
+        var output: String
+        var succeeded: Bool { status == 0 }
+    }
+
+    /// The directories searched, in order (pip's console scripts may live under pyenv).
+    static var searchPath: [String] {
+        let inherited = (ProcessInfo.processInfo.environment["PATH"] ?? "").split(separator: ":").map(String.init)
+        return inherited + ["/usr/local/bin", "/usr/bin", "/bin", "/usr/sbin", "/sbin"]
+    }
+
+    /// The full path of `name`, or nil when it is not installed.
+    static func find(_ name: String) -> String? {
+        searchPath.map { "\($0)/\(name)" }.first { FileManager.default.isExecutableFile(atPath: $0) }
+    }
+
+    /// Runs `name` with `arguments` (stdin from `input`, else /dev/null), stdout and stderr
+    /// together. Records an issue (and returns status 127) when the tool is missing: CI
+    /// installs every one of them, so a missing tool is a failure, never a skip.
+    static func run(_ name: String, _ arguments: [String], input: URL? = nil, in directory: URL? = nil,
+                    sourceLocation: SourceLocation = #_sourceLocation) async throws -> Result {
+        guard let path = find(name) else {
+            Issue.record("\(name) is not installed (.ci/run installs it)", sourceLocation: sourceLocation)
+            return Result(status: 127, output: "")
+        }
+        let dir = directory ?? FileManager.default.temporaryDirectory
+        // The real HOME (and pyenv's root, when set): pip's console scripts may be pyenv shims.
+        var env = ["PATH": searchPath.joined(separator: ":"), "SYSTEMD_LOG_COLOR": "0", "HOME": NSHomeDirectory()]
+        if let root = ProcessInfo.processInfo.environment["PYENV_ROOT"] { env["PYENV_ROOT"] = root }
+        let child: RunningChild
+        if let input {
+            // Standard input from a file, through sh (RunningChild's stdin is /dev/null).
+            child = try RunningChild.start(URL(fileURLWithPath: "/bin/sh"), ["-c", "exec \"$0\" \"$@\" < \"$INPUT_FILE\"", path] + arguments,
+                                           environment: env.merging(["INPUT_FILE": input.path]) { $1 }, path: env["PATH"]!, in: dir)
+        } else {
+            child = try RunningChild.start(URL(fileURLWithPath: path), arguments, environment: env, path: env["PATH"]!, in: dir)
+        }
+        let r = await child.finish(timeout: 120)
+        return Result(status: r.status, output: r.stdout + r.stderr)
+    }
+}
