@@ -50,6 +50,9 @@ final class SyncRun: Sendable {
             return SyncReport(outcome: .failed, runFailure: SyncFailure(kind: .terminal,
                 message: "the registry client installs into \(registry.storageDirectory.path) but the manifest's store is \(layout.directory.path)"))
         }
+        // A plan changes nothing: on a store that has never been synced (no lock file) there is
+        // nothing to protect, and taking the lock would create `.manashiki/`.
+        if options.dryRun && !FileManager.default.fileExists(atPath: layout.lockFile.path) { return await locked() }
         let lock: StoreLock?
         do {
             lock = try await StoreLock.acquire(layout, timeout: options.lockTimeout, pollInterval: options.lockPollInterval, sleep: options.sleep)
@@ -67,7 +70,7 @@ final class SyncRun: Sendable {
 
     /// Everything that happens while holding the lock.
     private func locked() async -> SyncReport {
-        let cleaned = LeftoverCleaner.clean(layout)
+        let cleaned = options.dryRun ? [] : LeftoverCleaner.clean(layout)
         if !cleaned.isEmpty { emit(.cleanedLeftovers(cleaned)) }
         var warnings: [String] = []
         var initial = StoreState()
@@ -375,7 +378,9 @@ final class SyncRun: Sendable {
         if problems.isEmpty { return results.contains(where: \.changedStore) ? .changed : .inSync }
         let succeeded = results.contains { r in
             switch r.status {
-            case .unchanged, .installed, .replaced, .verified, .pruned, .skipped: return true
+            // Skipped entries do not apply: a run whose every applicable model failed or is
+            // blocked applied nothing.
+            case .unchanged, .installed, .replaced, .verified, .pruned: return true
             default: return false
             }
         }
