@@ -58,9 +58,18 @@ package final class ChildProcess: @unchecked Sendable {
     /// Whether it exited or was killed by a signal.
     package var terminationReason: TerminationReason { backend.terminationReason }
 
-    /// The child's peak resident set size in KiB, once it has exited; nil where the system
-    /// does not report it for a child (macOS, whose `Foundation.Process` reaps it).
-    package var maxResidentKiB: Int? { backend.maxResidentKiB }
+    /// What the child used, once it has exited (`wait4`): its peak resident set size and CPU
+    /// time, including its own waited-for children. Nil where the system does not report it for
+    /// a child (macOS, whose `Foundation.Process` reaps it).
+    package var resourceUsage: ResourceUsage? { backend.resourceUsage }
+
+    /// A finished child's resource usage.
+    package struct ResourceUsage: Sendable, Equatable {
+        /// Peak resident set size in KiB.
+        package var maxResidentKiB: Int
+        /// User plus system CPU seconds.
+        package var cpuSeconds: Double
+    }
 
     /// Sends SIGTERM.
     package func terminate() {

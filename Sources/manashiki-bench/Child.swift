@@ -3,10 +3,13 @@ import Foundation
 import ManashikiProcess
 
 /// Runs a command as a child process (through the package's one spawner, `ChildProcess`) and
-/// measures it: wall time, and the child's peak RSS from `wait4`'s resource usage.
+/// measures it from `wait4`'s resource usage: wall time, CPU seconds (user + system) and peak
+/// RSS, each including the child's own waited-for children (a shell pipeline's commands count).
 struct Child {
     struct Result {
         var seconds: Double
+        /// User + system CPU of the child and its waited-for descendants.
+        var cpuSeconds: Double
         var maxRSSKiB: Int
         var status: Int32
         var output: String
@@ -36,8 +39,9 @@ struct Child {
         process.waitUntilExit()
         let seconds = Double(DispatchTime.now().uptimeNanoseconds - start.uptimeNanoseconds) / 1e9
         let status = process.terminationReason == .uncaughtSignal ? 128 + process.terminationStatus : process.terminationStatus
-        return Result(seconds: seconds, maxRSSKiB: process.maxResidentKiB ?? 0, status: status,
-                      output: String(decoding: output, as: UTF8.self))
+        let usage = process.resourceUsage
+        return Result(seconds: seconds, cpuSeconds: usage?.cpuSeconds ?? 0, maxRSSKiB: usage?.maxResidentKiB ?? 0,
+                      status: status, output: String(decoding: output, as: UTF8.self))
     }
 
     /// Runs a shell pipeline with `/bin/sh -c`.
@@ -51,16 +55,23 @@ struct BenchError: Error, CustomStringConvertible {
     init(_ d: String) { description = d }
 }
 
-/// Median of repeated measurements.
+/// Median of repeated measurements (0 for none).
 func median(_ xs: [Double]) -> Double {
+    guard !xs.isEmpty else { return 0 }
     let s = xs.sorted()
     return s.count % 2 == 1 ? s[s.count / 2] : (s[s.count / 2 - 1] + s[s.count / 2]) / 2
 }
 
 /// The resident set size of this process now, in KiB (Linux), or 0.
-func currentRSSKiB() -> Int {
+func currentRSSKiB() -> Int { procStatus("VmRSS:") }
+
+/// The peak resident set size of this process's image, in KiB (Linux), or 0. Unlike
+/// `getrusage`'s `ru_maxrss`, it does not start at the parent's size.
+func peakRSSKiB() -> Int { procStatus("VmHWM:") }
+
+private func procStatus(_ key: String) -> Int {
     guard let status = try? String(contentsOfFile: "/proc/self/status", encoding: .utf8) else { return 0 }
-    for line in status.split(separator: "\n") where line.hasPrefix("VmRSS:") {
+    for line in status.split(separator: "\n") where line.hasPrefix(key) {
         return Int(line.split(separator: " ").dropFirst().first ?? "0") ?? 0
     }
     return 0

@@ -10,7 +10,7 @@ final class SpawnBackend: @unchecked Sendable {
         var pid: pid_t = 0
         var status: Int32?
         var reason: ChildProcess.TerminationReason = .exit
-        var maxRSSKiB: Int?
+        var usage: ChildProcess.ResourceUsage?
     }
     private let state = NSLock()
     private var s = State()
@@ -62,9 +62,9 @@ final class SpawnBackend: @unchecked Sendable {
         _ = reap(blocking: false)
         return withState { $0.reason }
     }
-    var maxResidentKiB: Int? {
+    var resourceUsage: ChildProcess.ResourceUsage? {
         _ = reap(blocking: false)
-        return withState { $0.maxRSSKiB }
+        return withState { $0.usage }
     }
 
     /// The status once the child has been reaped; waits for it when `blocking`.
@@ -88,7 +88,8 @@ final class SpawnBackend: @unchecked Sendable {
         withState { s in
             s.status = status
             s.reason = signalled ? .uncaughtSignal : .exit
-            s.maxRSSKiB = usage.ru_maxrss
+            let cpu = Double(usage.ru_utime.tv_sec + usage.ru_stime.tv_sec) + Double(usage.ru_utime.tv_usec + usage.ru_stime.tv_usec) / 1e6
+            s.usage = ChildProcess.ResourceUsage(maxResidentKiB: usage.ru_maxrss, cpuSeconds: cpu)
         }
         return status
     }
@@ -133,6 +134,6 @@ final class SpawnBackend: @unchecked Sendable {
     var terminationReason: ChildProcess.TerminationReason {
         current?.terminationReason == .uncaughtSignal ? .uncaughtSignal : .exit
     }
-    var maxResidentKiB: Int? { nil }
+    var resourceUsage: ChildProcess.ResourceUsage? { nil }
 }
 #endif
