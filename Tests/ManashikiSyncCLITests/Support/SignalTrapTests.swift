@@ -7,32 +7,26 @@ import Glibc
 
 @Suite("signals (built binary)")
 struct SignalTrapTests {
-    /// How long a test waits for the child's output. Generous: at the start of a full parallel
-    /// run on a loaded two-core machine, waiting tasks can get no time for tens of seconds.
-    static let patience: Double = 90
-
-    /// Starts a sync whose `beta` download drips slowly (128 KiB at 1 KiB every 0.5 s: longer
-    /// than the test can be starved, so it is still under way when the signal comes), and waits
-    /// until it has started.
-    static func startSlowSync(_ fixture: Fixture, extra: [String] = []) async throws -> CLI.Running {
-        fixture.registry.setFault(.slowDrip(chunkBytes: 1024, intervalMilliseconds: 500), modelId: "beta", endpoint: .storage)
-        let running = try fixture.start(["sync", "--json"] + extra)
-        // A progress line for beta that is not its last: the download is under way.
-        let started = await running.waitForOutput(timeout: patience) { text in
+    /// Starts a sync whose `beta` download drips slowly and sends `signal` once it is under way
+    /// (a progress line for beta that is not its last).
+    static func interruptSlowSync(_ fixture: Fixture, with signal: Int32) async throws -> CLIResult {
+        // 128 KiB at 1 KiB per 250 ms: half a minute, so the download is still in flight when the
+        // signal goes out (the test itself ends at the signal).
+        fixture.registry.setFault(.slowDrip(chunkBytes: 1024, intervalMilliseconds: 250), modelId: "beta", endpoint: .storage)
+        let running = try fixture.start(["sync", "--json"])
+        let started = await running.send(signal) { text in
             text.split(separator: "\n").contains { line in
                 line.contains(#""type":"model.progress""#) && line.contains(#""modelId":"beta""#) && !line.contains(#""bytesWritten":131072"#)
             }
         }
         #expect(started)
-        return running
+        return await running.finish()
     }
 
     @Test("SIGINT during a download cancels it cleanly: exit 130, no partial file left")
     func interrupt() async throws {
         let fixture = try Fixture()
-        let running = try await Self.startSlowSync(fixture)
-        running.send(SIGINT)
-        let result = await running.finish(timeout: Self.patience)
+        let result = try await Self.interruptSlowSync(fixture, with: SIGINT)
         #expect(result.status == 130)
         #expect(fixture.installed("beta") == nil)
         let partial = fixture.store.appendingPathComponent(".manashiki/partial")
@@ -44,9 +38,7 @@ struct SignalTrapTests {
     @Test("SIGTERM during a download exits 143")
     func terminate() async throws {
         let fixture = try Fixture()
-        let running = try await Self.startSlowSync(fixture)
-        running.send(SIGTERM)
-        let result = await running.finish(timeout: Self.patience)
+        let result = try await Self.interruptSlowSync(fixture, with: SIGTERM)
         #expect(result.status == 143)
     }
 
@@ -54,10 +46,9 @@ struct SignalTrapTests {
     func loopStops() async throws {
         let fixture = try Fixture()
         let running = try fixture.start(["sync", "--every", "1h", "--jitter", "1m", "--json"])
-        let ran = await running.waitForOutput(timeout: Self.patience) { $0.contains(#""type":"summary""#) }
+        let ran = await running.send(SIGTERM) { $0.contains(#""type":"summary""#) }
         #expect(ran)
-        running.send(SIGTERM)
-        let result = await running.finish(timeout: Self.patience)
+        let result = await running.finish()
         #expect(result.status == 0)
         #expect(fixture.isInstalledIntact("alpha"))
     }
