@@ -88,7 +88,7 @@ public struct Reconciler: Sendable {
     /// - Parameter apiKey: the key; nil reads it from the manifest's `registry.apiKey` source.
     ///   Apps pass their publishable `mk_pub_` key here.
     /// - Throws: `SyncFailure` when the key source is missing; `APIError.invalidAPIKey`.
-    public init(manifest: Manifest, apiKey: String? = nil, transport: any HTTPTransport = URLSessionTransport(),
+    public init(manifest: Manifest, apiKey: String? = nil, transport: any HTTPTransport = DefaultTransport(),
                 options: Options = Options()) throws {
         let key: String
         if let apiKey { key = apiKey } else {
