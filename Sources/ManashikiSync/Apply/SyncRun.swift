@@ -85,15 +85,22 @@ final class SyncRun: Sendable {
         state.withLock { $0 = initial }
         let identities = StoreScanner.identities(layout)
 
-        let catalog: [ModelEntry]
+        let listing: CatalogListing
         do {
-            catalog = try await retry.run({ [registry] in try await registry.listModels() }, onRetry: { [emit] attempt, error, wait in
+            listing = try await retry.run({ [registry] in try await registry.listCatalog() }, onRetry: { [emit] attempt, error, wait in
                 emit(.retrying(modelId: nil, attempt: attempt, delay: wait, reason: error.description))
             })
         } catch {
             return SyncReport(outcome: Task.isCancelled ? .cancelled : .failed, runFailure: SyncFailure(error), cleanedLeftovers: cleaned, warnings: warnings)
         }
+        let catalog = listing.entries
         let byId = Dictionary(catalog.map { ($0.modelId, $0) }, uniquingKeysWith: { a, _ in a })
+        // An invalid entry blocks only its own model (when the manifest asks for it).
+        var invalidEntries: [String: String] = [:]
+        for bad in listing.rejected {
+            warnings.append("the registry's catalog has an invalid entry, ignored: \(bad)")
+            if let id = bad.modelId, byId[id] == nil { invalidEntries[id] = bad.problem }
+        }
 
         var sizes: [String: Set<Int64>] = [:]
         for id in identities.keys {
@@ -102,7 +109,8 @@ final class SyncRun: Sendable {
         }
         let snapshot = await StoreScanner.snapshot(layout, state: initial, identities: identities, candidateSizes: sizes)
         var input = PlanInput(manifest: manifest, device: options.device ?? manifest.device ?? .current, snapshot: snapshot,
-                              catalog: catalog, freeBytes: options.freeSpace(layout.directory), forcePrune: options.forcePrune)
+                              catalog: catalog, invalidCatalogEntries: invalidEntries,
+                              freeBytes: options.freeSpace(layout.directory), forcePrune: options.forcePrune)
         for spec in manifest.models {
             if let entry = byId[spec.id], let cached = initial.record(spec.id, version: entry.version) { input.records[spec.id] = cached }
             input.sessions[spec.id] = resolver.availability(spec.session, registry: registry)
