@@ -27,13 +27,16 @@ final class SyncRun: Sendable {
     /// with each install, for `export`).
     let plannedRecords = Locked<[String: ModelRecord]>([:])
 
-    init(reconciler: Reconciler, emit: @escaping @Sendable (SyncEvent) -> Void) {
-        manifest = reconciler.manifest
-        registry = reconciler.registry
-        options = reconciler.options
-        retry = reconciler.retryPolicy
-        layout = StoreLayout(directory: reconciler.manifest.storeDirectory)
-        resolver = SecretResolver(environment: reconciler.options.environment, baseDirectory: reconciler.manifest.baseDirectory)
+    /// A run of `manifest` against `registry`; secrets come from `options.environment`, paths
+    /// resolve against the manifest's directory.
+    init(manifest: Manifest, registry: any RegistryClient, options: Reconciler.Options, retry: RetryPolicy,
+         emit: @escaping @Sendable (SyncEvent) -> Void) {
+        self.manifest = manifest
+        self.registry = registry
+        self.options = options
+        self.retry = retry
+        layout = StoreLayout(directory: manifest.storeDirectory)
+        resolver = SecretResolver(environment: options.environment, baseDirectory: manifest.baseDirectory)
         self.emit = emit
     }
 
