@@ -77,6 +77,8 @@ public enum HelpText {
     1 a sync could not fully succeed (a model is blocked, or the disk is too small),
     2 usage/manifest/key error, 75 locked.
 
+    \(sourceOptions)
+
     \(globalOptions)
     """
 
@@ -101,6 +103,8 @@ public enum HelpText {
     everything else succeeded. Exit codes: 0 success, 1 failure, 2 usage/manifest/key error,
     3 partial failure, 75 locked, 130/143 interrupted. In loop mode a failed run is reported
     and the loop goes on; a signal between runs exits 0.
+
+    \(sourceOptions)
 
     \(globalOptions)
     """

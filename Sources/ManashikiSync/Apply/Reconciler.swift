@@ -35,6 +35,14 @@ public struct Reconciler: Sendable {
         public var freeSpace: @Sendable (URL) -> Int64?
         /// Where keys and session tokens come from.
         public var environment: SyncEnvironment
+        /// Sources tried before the manifest's `sources` (`sync --from`).
+        public var extraSources: [ArtifactSource] = []
+        /// Install exactly these artifacts and refuse anything else (`sync --locked`); nil
+        /// follows the catalog.
+        public var lock: LockFile?
+        /// Make no network request at all (`--offline`): plan from `lock`, else from the bundle
+        /// sources' indexes; only bundle directories serve downloads.
+        public var offline = false
 
         /// Creates options with the defaults described on each property.
         public init(lockTimeout: Duration = .seconds(30), lockPollInterval: Duration = .milliseconds(100),
