@@ -131,7 +131,8 @@ public enum HelpText {
     artifacts. Every blob is hashed while it is copied and checked against the store's record;
     running it again copies only what is missing. No network, no key. Serve DIR with any file
     server (nginx) as a mirror, or carry it to machines without a network.
-    Exit codes: 0 exported, 3 some models could not be exported, 1 none could, 2 usage/manifest/lock error.
+    Exit codes: 0 exported, 3 some models could not be exported, 1 none could,
+    2 usage/manifest/lock error, 75 the store is locked by a running sync.
 
     EXPORT OPTIONS
       --select WHAT       store (default), manifest or lock

@@ -167,6 +167,9 @@ final class SyncRun: Sendable {
                 input.sessions[spec.id] = privateSource == nil
                     ? .unavailable("offline, private models come only from a bundle marked \"private\": true, and none is")
                     : .available
+            } else if spec.session == nil, let entry = byId[spec.id], fetcher.holdsLocally(entry.sha256, isPrivate: true) {
+                // A bundle marked for private models holds it: no session is needed to copy it.
+                input.sessions[spec.id] = .available
             } else {
                 input.sessions[spec.id] = resolver.availability(spec.session, registry: registry)
             }

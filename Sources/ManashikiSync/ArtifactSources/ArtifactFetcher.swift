@@ -35,6 +35,11 @@ struct ArtifactFetcher: Sendable {
         sources.filter { (!isPrivate || $0.source.servesPrivate) && !(offline && $0.source.isNetwork) }
     }
 
+    /// Whether an eligible bundle directory holds the blob.
+    func holdsLocally(_ sha256: String, isPrivate: Bool) -> Bool {
+        eligible(isPrivate: isPrivate).contains { $0.bundle.map { FileManager.default.fileExists(atPath: $0.blob(sha256).path) } ?? false }
+    }
+
     /// The label of the first source expected to serve the artifact (a bundle that holds the
     /// blob, else the first mirror), else `registry` when allowed, else nil.
     func expectedSource(sha256: String, isPrivate: Bool, registryAllowed: Bool) -> String? {

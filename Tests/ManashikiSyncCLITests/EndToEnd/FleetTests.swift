@@ -180,6 +180,17 @@ struct FleetTests {
         #expect(refused.stderr.contains("registry no longer serves the locked artifact"))
         #expect(Self.installed(bare, "beta") == nil)
         #expect(Self.installed(bare, "alpha") == fixture.registry.artifactBytes(modelId: "alpha"))
+
+        // Months later, no registry at all: the lock and the bundle are enough.
+        let alpha = fixture.registry.artifactBytes(modelId: "alpha")
+        fixture.registry.stop()
+        let rebuild = try Self.secondMachine(fixture, "rebuild")
+        try FileManager.default.copyItem(at: fixture.directory.appendingPathComponent("manashiki.lock.json"),
+                                         to: rebuild.appendingPathComponent("manashiki.lock.json"))
+        let offline = try await CLI.run(["sync", "--locked", "--offline", "--from", bundle], environment: [:], in: rebuild)
+        #expect(offline.status == 0, "\(offline.all)")
+        #expect(Self.installed(rebuild, "beta") == original)
+        #expect(Self.installed(rebuild, "alpha") == alpha)
     }
 
     @Test("sync --locked refuses a lock that does not match the manifest")
@@ -253,5 +264,48 @@ struct FleetTests {
         #expect(result.stderr.contains("beta:") && result.stderr.contains("\"fallback\": \"none\""))
         #expect(fixture.registry.storageBytesServed == before)
         #expect(result.stdout.contains("alpha: installed 1.0.0") && result.stdout.contains("from bundle \(bundle.path)"))
+    }
+
+    @Test("a private model comes from a bundle only when the source is marked \"private\": true (then no session is needed), online and offline")
+    func privateModels() async throws {
+        let fixture = try Fixture(models: ["alpha"], extraModelEntries: [#"{"id": "secret", "session": {"env": "TEST_SESSION"}}"#])
+        var env = fixture.environment
+        env["TEST_SESSION"] = fixture.registry.issueSession(principalId: "ci")
+        #expect(try await fixture.run(["sync", "--quiet"], environment: env).status == 0)
+        #expect(try await fixture.run(["export", "bundle", "--quiet"], environment: [:]).status == 0)
+        let bundle = fixture.directory.appendingPathComponent("bundle").path
+
+        let unmarked = try Self.secondMachine(fixture, "unmarked", models: ["alpha", "secret"], extra: #""sources": [{"bundle": "\#(bundle)"}],"#)
+        let refused = try await CLI.run(["sync"], environment: fixture.environment, in: unmarked)
+        #expect(refused.status == 3, "\(refused.all)")
+        #expect(Self.installed(unmarked, "secret") == nil)
+        #expect(refused.stderr.contains("secret:"))
+
+        let marked = try Self.secondMachine(fixture, "marked", models: ["alpha", "secret"], extra: #""sources": [{"bundle": "\#(bundle)", "private": true}],"#)
+        let before = fixture.registry.storageBytesServed
+        let online = try await CLI.run(["sync"], environment: fixture.environment, in: marked)
+        #expect(online.status == 0, "\(online.all)")
+        #expect(Self.installed(marked, "secret") == fixture.registry.artifactBytes(modelId: "secret"))
+        #expect(fixture.registry.storageBytesServed == before)
+
+        fixture.registry.stop()
+        let offlineDir = try Self.secondMachine(fixture, "offline", models: ["secret"], extra: #""sources": [{"bundle": "\#(bundle)", "private": true}],"#)
+        let offline = try await CLI.run(["sync", "--offline"], environment: [:], in: offlineDir)
+        #expect(offline.status == 0, "\(offline.all)")
+        #expect(Self.installed(offlineDir, "secret") != nil)
+    }
+
+    @Test("plan --offline --json says where each model would come from, and changes nothing")
+    func planOffline() async throws {
+        let (fixture, bundle) = try await Self.exported()
+        fixture.registry.stop()
+        let second = try Self.secondMachine(fixture)
+        let result = try await CLI.run(["plan", "--offline", "--from", bundle.path, "--json"], environment: [:], in: second)
+        #expect(result.status == 10, "\(result.all)")
+        let plan = try #require(result.jsonLines().first { $0["type"] as? String == "plan" })
+        let items = try #require(plan["items"] as? [[String: Any]])
+        #expect(items.count == 2)
+        #expect(items.allSatisfy { $0["action"] as? String == "download" && $0["source"] as? String == "bundle \(bundle.path)" })
+        #expect(Self.installed(second, "alpha") == nil)
     }
 }
