@@ -15,6 +15,7 @@ final class SyncRun: Sendable {
     let registry: any RegistryClient
     let options: Reconciler.Options
     let retry: RetryPolicy
+    let downloadOptions: DownloadOptions
     let layout: StoreLayout
     let resolver: SecretResolver
     let emit: @Sendable (SyncEvent) -> Void
@@ -31,14 +32,15 @@ final class SyncRun: Sendable {
     /// Sources that served bad bytes (rejected), reported as warnings.
     let sourceWarnings = Locked<[String]>([])
 
-    /// A run of `manifest` against `registry`; secrets come from `options.environment`, paths
+    /// A run of `manifest` against `registry`, each download tuned by `download`; secrets come from `options.environment`, paths
     /// resolve against the manifest's directory.
     init(manifest: Manifest, registry: any RegistryClient, options: Reconciler.Options, retry: RetryPolicy,
-         emit: @escaping @Sendable (SyncEvent) -> Void) {
+         download: DownloadOptions, emit: @escaping @Sendable (SyncEvent) -> Void) {
         self.manifest = manifest
         self.registry = registry
         self.options = options
         self.retry = retry
+        downloadOptions = download
         layout = StoreLayout(directory: manifest.storeDirectory)
         resolver = SecretResolver(environment: options.environment, baseDirectory: manifest.baseDirectory)
         self.emit = emit
@@ -332,7 +334,7 @@ final class SyncRun: Sendable {
 
         case .download(let target), .replace(_, let target, _):
             let expected = ExpectedArtifact(sha256: target.sha256, size: target.size, version: target.version)
-            let timeout = manifest.policies.downloadTimeoutSeconds.map(TimeInterval.init)
+            let timeout = downloadOptions.deadline
             let progress: @Sendable (Int64, Int64?) -> Void = { [emit] written, total in
                 emit(.progress(modelId: id, bytesWritten: written, totalBytes: total))
             }
@@ -342,7 +344,7 @@ final class SyncRun: Sendable {
                 fetched = try await context.fetcher.fetch(id, target: target, store: store, timeout: timeout, progress: progress,
                                                           warn: { [sourceWarnings] text in sourceWarnings.withLock { $0.append(text) } },
                                                           registryRefusal: context.registryRefusal(id, target)) { [self] in
-                    try await self.registryDownload(id, target: target, expected: expected, timeout: timeout, progress: progress)
+                    try await self.registryDownload(id, target: target, expected: expected, progress: progress)
                 }
             } catch { return fail(SyncFailure(error)) }
             let downloaded = fetched.model
@@ -351,8 +353,7 @@ final class SyncRun: Sendable {
             }
             // The identity of the file we wrote (taken before the rename), not of whatever is at
             // the path now: a file swapped in by someone else is then noticed and re-hashed.
-            let stamped = downloaded.fileStamp.map { FileIdentity(size: $0.size, mtimeNanoseconds: $0.mtimeNanoseconds, inode: $0.inode) }
-            guard let identity = stamped ?? FileIdentity.of(layout.modelFile(id)) else {
+            guard let identity = downloaded.fileIdentity ?? FileIdentity.of(layout.modelFile(id)) else {
                 return fail(SyncFailure(kind: .terminal, message: "the download reported success but \(layout.modelFile(id).path) is missing"))
             }
             bytesDownloaded.withLock { $0 += downloaded.size }
@@ -371,7 +372,7 @@ final class SyncRun: Sendable {
 
     /// Downloads from the registry with the retry policy, minting or reading the session token
     /// of a private model first.
-    private func registryDownload(_ id: String, target: ArtifactTarget, expected: ExpectedArtifact, timeout: TimeInterval?,
+    private func registryDownload(_ id: String, target: ArtifactTarget, expected: ExpectedArtifact,
                                   progress: @escaping @Sendable (Int64, Int64?) -> Void) async throws -> DownloadedModel {
         var token: String?
         if target.needsSession {
@@ -380,8 +381,8 @@ final class SyncRun: Sendable {
             }
             token = try await retry.run({ [resolver, registry] in try await resolver.token(source, registry: registry) })
         }
-        return try await retry.run({ [registry, token] in
-            try await registry.download(id, session: token, expecting: expected, timeout: timeout, progress: progress)
+        return try await retry.run({ [registry, token, downloadOptions] in
+            try await registry.download(id, session: token, expecting: expected, options: downloadOptions, progress: progress)
         }, onRetry: { [emit] attempt, error, wait in
             emit(.retrying(modelId: id, attempt: attempt, delay: wait, reason: error.description))
         })
@@ -460,7 +461,7 @@ final class SyncRun: Sendable {
     private func delete(_ id: String) -> ModelResult.Status {
         let url = layout.modelFile(id)
         guard ModelID.modelId(fromFileName: url.lastPathComponent) == id,
-              let info = POSIXFile.lstatInfo(url.path), POSIXFile.isRegular(info) else {
+              let info = POSIX.lstatInfo(url.path), POSIX.isRegular(info) else {
             return .failed(SyncFailure(kind: .terminal, message: "\(url.lastPathComponent) is not a regular model file; left alone"))
         }
         guard unlink(url.path) == 0 else {
