@@ -178,9 +178,11 @@ final class SyncRun: Sendable {
         }
         let needed = Planner.recordsNeeded(input).filter { input.records[$0.modelId] == nil }
         if options.lock != nil || options.offline {
-            let what = options.lock != nil ? "the lock file" : "the bundle's index"
+            let fix = options.lock != nil
+                ? "the lock file has no record facts for %@ (write it again with `manashiki-sync lock`)"
+                : "the bundle's index has no record facts for %@ (its store installed it before they were recorded: export with `--select lock`, or from a store that synced it since)"
             for entry in needed {
-                input.recordFailures[entry.modelId] = "\(what) has no record facts for \(entry.modelId) \(entry.version) (write it again with a current manashiki-sync)"
+                input.recordFailures[entry.modelId] = fix.replacingOccurrences(of: "%@", with: "\(entry.modelId) \(entry.version)")
             }
         } else {
             await fetchRecords(needed, into: &input)
@@ -340,8 +342,8 @@ final class SyncRun: Sendable {
             }
             let fetched: ArtifactFetcher.Fetched
             do {
-                let store = try StorageDirectory(url: layout.directory)
-                fetched = try await context.fetcher.fetch(id, target: target, store: store, timeout: timeout, progress: progress,
+                let directory = layout.directory
+                fetched = try await context.fetcher.fetch(id, target: target, store: { try StorageDirectory(url: directory) }, timeout: timeout, progress: progress,
                                                           warn: { [sourceWarnings] text in sourceWarnings.withLock { $0.append(text) } },
                                                           registryRefusal: context.registryRefusal(id, target)) { [self] in
                     try await self.registryDownload(id, target: target, expected: expected, progress: progress)
