@@ -22,31 +22,34 @@ let package = Package(
         // libcurl's easy API, loaded with dlopen (Linux): streaming with real backpressure,
         // which FoundationNetworking's URLSession cannot pause.
         .target(name: "CManashikiShims", linkerSettings: [.linkedLibrary("dl", .when(platforms: [.linux]))]),
+        // Internal (no product): the one SHA-256/hex implementation and the one lock type, shared by
+        // the SDK, the sync agent, the CLI and the development registry. Only `package` declarations.
+        .target(
+            name: "ManashikiCore",
+            dependencies: [.target(name: "CManashikiCrypto", condition: .when(platforms: [.linux, .android]))]
+        ),
         .target(
             name: "Manashiki",
             dependencies: [
-                .target(name: "CManashikiCrypto", condition: .when(platforms: [.linux, .android])),
+                "ManashikiCore",
                 .target(name: "CManashikiShims", condition: .when(platforms: [.linux, .android])),
             ]
         ),
         .target(name: "ManashikiTestSupport", dependencies: ["Manashiki"]),
-        .target(
-            name: "ManashikiRegistry",
-            dependencies: [.target(name: "CManashikiCrypto", condition: .when(platforms: [.linux, .android]))]
-        ),
+        .target(name: "ManashikiRegistry", dependencies: ["ManashikiCore"]),
         .executableTarget(name: "manashiki-registry", dependencies: ["ManashikiRegistry"]),
-        .target(name: "ManashikiSync", dependencies: ["Manashiki"]),
-        .target(name: "ManashikiSyncCLI", dependencies: ["ManashikiSync", "Manashiki"]),
+        .target(name: "ManashikiSync", dependencies: ["Manashiki", "ManashikiCore"]),
+        .target(name: "ManashikiSyncCLI", dependencies: ["ManashikiSync", "Manashiki", "ManashikiCore"]),
         .executableTarget(name: "manashiki-sync", dependencies: ["ManashikiSyncCLI"]),
-        .executableTarget(name: "manashiki-bench", dependencies: ["Manashiki", "ManashikiSync", "ManashikiRegistry"]),
-        .testTarget(name: "ManashikiTests", dependencies: ["Manashiki", "ManashikiTestSupport", "ManashikiRegistry"]),
-        .testTarget(name: "ManashikiRegistryTests", dependencies: ["ManashikiRegistry", "Manashiki"]),
-        .testTarget(name: "ManashikiSyncTests", dependencies: ["ManashikiSync", "Manashiki", "ManashikiTestSupport", "ManashikiRegistry"]),
-        .testTarget(name: "ManashikiSyncCLITests", dependencies: ["ManashikiSyncCLI", "ManashikiSync", "ManashikiRegistry", "ManashikiTestSupport", "manashiki-sync"]),
+        .executableTarget(name: "manashiki-bench", dependencies: ["Manashiki", "ManashikiCore", "ManashikiSync", "ManashikiRegistry"]),
+        .testTarget(name: "ManashikiTests", dependencies: ["Manashiki", "ManashikiCore", "ManashikiTestSupport", "ManashikiRegistry"]),
+        .testTarget(name: "ManashikiRegistryTests", dependencies: ["ManashikiRegistry", "ManashikiCore", "Manashiki"]),
+        .testTarget(name: "ManashikiSyncTests", dependencies: ["ManashikiSync", "Manashiki", "ManashikiCore", "ManashikiTestSupport", "ManashikiRegistry"]),
+        .testTarget(name: "ManashikiSyncCLITests", dependencies: ["ManashikiSyncCLI", "ManashikiSync", "ManashikiCore", "ManashikiRegistry", "ManashikiTestSupport", "manashiki-sync"]),
         // Failure injection, crashes, file-system hazards and secrets (README "Reliability").
         .testTarget(
             name: "ManashikiReliabilityTests",
-            dependencies: ["Manashiki", "ManashikiSync", "ManashikiSyncCLI", "ManashikiRegistry", "ManashikiTestSupport", "manashiki-sync"]
+            dependencies: ["Manashiki", "ManashikiCore", "ManashikiSync", "ManashikiSyncCLI", "ManashikiRegistry", "ManashikiTestSupport", "manashiki-sync"]
         ),
     ],
     swiftLanguageModes: [.v6]

@@ -1,4 +1,5 @@
 import Foundation
+import ManashikiCore
 
 /// A model as served: its record and the file of its current version.
 struct ModelEntry: Sendable {
@@ -45,8 +46,8 @@ final class RegistryState: @unchecked Sendable {
     let faults = FaultTable()
     let log: RequestLog
     let gauge = DownloadGauge()
-    private let data = Protected(Contents())
-    private let origins = Protected((api: URL(string: "http://127.0.0.1")!, storage: URL(string: "http://127.0.0.1")!))
+    private let data = Locked(Contents())
+    private let origins = Locked((api: URL(string: "http://127.0.0.1")!, storage: URL(string: "http://127.0.0.1")!))
 
     init(configuration: RegistryConfiguration, store: ArtifactStore) {
         self.configuration = configuration

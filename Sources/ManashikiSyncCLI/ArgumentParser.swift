@@ -10,7 +10,7 @@ public enum ArgumentParser {
     /// Options that would put a secret on the command line.
     /// Options that take no value: `--json=false` must not quietly mean `--json`.
     static let switches: Set<String> = ["-h", "--help", "--version", "--json", "-q", "--quiet", "-v", "--verbose",
-                                        "--dry-run", "--no-prune", "--repair"]
+                                        "--dry-run", "--no-prune", "--repair", "--check", "--locked", "--offline"]
     static let refusedKeyOptions: Set<String> = ["--api-key", "--apikey", "--key", "--token", "--session"]
 
     /// Parses `arguments`.
@@ -25,6 +25,12 @@ public enum ArgumentParser {
         var jitterGiven = false
         var syncOnly: [String] = []
         var verifyOnly: [String] = []
+        var exportOptions = ExportOptions()
+        var lockOptions = LockOptions()
+        var positional: [String] = []
+        var exportOnly: [String] = []
+        var lockOnly: [String] = []
+        var lockFileGiven = false
         var rest = arguments[...]
 
         while let argument = rest.popFirst() {
@@ -101,6 +107,14 @@ public enum ArgumentParser {
                 }
                 sync.maxRate = rate; syncOnly.append(name)
             case "--repair": verify.repair = true; verifyOnly.append(name)
+            case "--select":
+                let text = try value()
+                guard let selection = ExportOptions.Selection(rawValue: text) else {
+                    throw UsageError("--select takes store, manifest or lock, not \(SecretShape.echo(text))", command: command)
+                }
+                exportOptions.selection = selection; exportOnly.append(name)
+            case "--check": lockOptions.check = true; lockOnly.append(name)
+            case "--lock-file": global.lockFile = try value(); lockFileGiven = true
             default:
                 if argument.hasPrefix("-") && argument != "-" {
                     throw UsageError("unknown option \(SecretShape.echo(name))", command: command)
@@ -110,18 +124,22 @@ public enum ArgumentParser {
                     if let topic = rest.first.flatMap(Command.CommandName.init(rawValue:)) { command = topic; rest = rest.dropFirst() }
                     continue
                 }
+                if command == .export {
+                    positional.append(argument)
+                    continue
+                }
                 guard command == nil else {
                     throw UsageError("unexpected argument \(SecretShape.echo(argument)) after the command", command: command)
                 }
                 guard let c = Command.CommandName(rawValue: argument) else {
-                    throw UsageError("unknown command \(SecretShape.echo(argument)); the commands are plan, sync, verify and status")
+                    throw UsageError("unknown command \(SecretShape.echo(argument)); the commands are plan, sync, verify, status, export and lock")
                 }
                 command = c
             }
         }
         if wantsHelp { return .help(topic: command) }
         guard let command else {
-            throw UsageError("missing command: use plan, sync, verify or status (e.g. `manashiki-sync plan`)")
+            throw UsageError("missing command: use plan, sync, verify, status, export or lock (e.g. `manashiki-sync plan`)")
         }
         if quiet && verbose { throw UsageError("--quiet and --verbose cannot be combined", command: command) }
         global.verbosity = quiet ? .quiet : verbose ? .verbose : .normal
@@ -130,6 +148,22 @@ public enum ArgumentParser {
         }
         if command != .verify, let flag = verifyOnly.first {
             throw UsageError("\(flag) is an option of `verify`, not of `\(command.rawValue)`", command: command)
+        }
+        if command != .export, let flag = exportOnly.first {
+            throw UsageError("\(flag) is an option of `export`, not of `\(command.rawValue)`", command: command)
+        }
+        if command != .lock, let flag = lockOnly.first {
+            throw UsageError("\(flag) is an option of `lock`, not of `\(command.rawValue)`", command: command)
+        }
+        if lockFileGiven && [.verify, .status].contains(command) {
+            throw UsageError("--lock-file is an option of `lock`, `export`, `sync` and `plan`, not of `\(command.rawValue)`", command: command)
+        }
+        if command == .export {
+            guard positional.count == 1 else {
+                throw UsageError(positional.isEmpty ? "export needs the bundle directory: `manashiki-sync export DIR`"
+                                                    : "export takes one bundle directory, not \(positional.count) arguments", command: command)
+            }
+            exportOptions.directory = positional[0]
         }
         if jitterGiven && sync.every == nil { throw UsageError("--jitter only applies with --every", command: command) }
         if sync.every != nil && sync.dryRun { throw UsageError("--every cannot be combined with --dry-run", command: command) }
@@ -141,6 +175,8 @@ public enum ArgumentParser {
         case .sync: return .sync(global, sync)
         case .verify: return .verify(global, verify)
         case .status: return .status(global)
+        case .export: return .export(global, exportOptions)
+        case .lock: return .lock(global, lockOptions)
         }
     }
 

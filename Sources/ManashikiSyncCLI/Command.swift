@@ -10,6 +10,10 @@ public enum Command: Sendable, Equatable {
     case verify(GlobalOptions, VerifyOptions)
     /// `status`: what is installed and how the last sync went.
     case status(GlobalOptions)
+    /// `export DIR`: write verified models into a content-addressed bundle.
+    case export(GlobalOptions, ExportOptions)
+    /// `lock`: resolve the manifest against the catalog into a lock file; `--check` compares.
+    case lock(GlobalOptions, LockOptions)
     /// `--help` (for a command when `topic` is set).
     case help(topic: CommandName?)
     /// `--version`.
@@ -25,6 +29,10 @@ public enum Command: Sendable, Equatable {
         case verify
         /// `status`.
         case status
+        /// `export`.
+        case export
+        /// `lock`.
+        case lock
     }
 }
 
@@ -59,5 +67,35 @@ public struct VerifyOptions: Sendable, Equatable {
     public var repair = false
 
     /// Defaults: report only.
+    public init() {}
+}
+
+/// The options of `export`.
+public struct ExportOptions: Sendable, Equatable {
+    /// Which models go into the bundle.
+    public enum Selection: String, Sendable, Equatable, CaseIterable {
+        /// Every verified model in the store.
+        case store
+        /// The manifest's models.
+        case manifest
+        /// Exactly the lock file's artifacts.
+        case lock
+    }
+
+    /// The bundle directory (created if needed).
+    public var directory: String = ""
+    /// `--select store|manifest|lock` (default `store`).
+    public var selection: Selection = .store
+
+    /// Defaults: the whole store.
+    public init() {}
+}
+
+/// The options of `lock`.
+public struct LockOptions: Sendable, Equatable {
+    /// `--check`: compare the lock with the manifest and the catalog, write nothing.
+    public var check = false
+
+    /// Defaults: write the lock.
     public init() {}
 }

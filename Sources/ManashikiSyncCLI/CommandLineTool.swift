@@ -57,6 +57,10 @@ public struct CommandLineTool: Sendable {
             return await VerifyCommand(context: CommandContext(console: console, global: global), options: options).run()
         case .status(let global):
             return await StatusCommand(context: CommandContext(console: console, global: global)).run()
+        case .export(let global, let options):
+            return await ExportCommand(context: CommandContext(console: console, global: global), options: options).run()
+        case .lock(let global, let options):
+            return await LockCommand(context: CommandContext(console: console, global: global), options: options).run()
         case .help, .version:
             return .success
         }

@@ -42,6 +42,15 @@ public struct GlobalOptions: Sendable, Equatable {
     /// `--lock-timeout DURATION`: how long to wait for another run's lock (default 30 s).
     public var lockTimeout: Duration = .seconds(30)
 
+    /// `--lock-file PATH`: the lock file (default `manashiki.lock.json` beside the manifest).
+    public var lockFile: String?
+    /// `--locked` (plan, sync): install exactly the lock file's artifacts, refuse anything else.
+    public var locked: Bool = false
+    /// `--offline` (plan, sync): no network request at all; plan from the lock or the bundles.
+    public var offline: Bool = false
+    /// `--from DIR|URL` (plan, sync, repeatable): sources tried before the manifest's.
+    public var from: [String] = []
+
     /// The default manifest path.
     public static let defaultManifestPath = "manashiki.json"
 

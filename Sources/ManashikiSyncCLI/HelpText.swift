@@ -4,7 +4,7 @@ import Manashiki
 /// The `--help` texts, one per command.
 public enum HelpText {
     /// The program's version (the SDK's).
-    public static var version: String { "manashiki-sync \(Manashiki.version)" }
+    public static var version: String { "manashiki-sync \(ManashikiSDK.version)" }
 
     /// The help for `topic`, or the overview.
     public static func text(for topic: Command.CommandName?) -> String {
@@ -14,6 +14,8 @@ public enum HelpText {
         case .sync: return sync
         case .verify: return verify
         case .status: return status
+        case .export: return export
+        case .lock: return lock
         }
     }
 
@@ -50,6 +52,8 @@ public enum HelpText {
       sync      download, replace and prune until the store matches the manifest
       verify    re-hash every installed file offline; --repair re-downloads what is broken
       status    what is installed, versions, sizes, and how the last sync went
+      export    write verified models into a content-addressed bundle (a directory)
+      lock      resolve the manifest into manashiki.lock.json; --check reports drift
 
     Run `manashiki-sync COMMAND --help` for a command's options.
 
@@ -57,7 +61,8 @@ public enum HelpText {
 
     EXIT CODES
       0 success · 1 failure · 2 usage/manifest/key error · 3 partial failure ·
-      4 verify found damage · 10 plan: changes pending · 75 store locked by another run ·
+      4 verify found damage · 10 plan: changes pending, lock --check: lock out of date ·
+      75 store locked by another run ·
       130 interrupted (SIGINT) · 143 terminated (SIGTERM)
     """
 
@@ -99,6 +104,58 @@ public enum HelpText {
     everything else succeeded. Exit codes: 0 success, 1 failure, 2 usage/manifest/key error,
     3 partial failure, 75 locked, 130/143 interrupted. In loop mode a failed run is reported
     and the loop goes on; a signal between runs exits 0.
+
+    \(globalOptions)
+    """
+
+    static let sourceOptions = """
+    SOURCE OPTIONS (plan, sync)
+      --from DIR|URL      try this bundle directory or mirror first (repeatable; before the
+                          manifest's "sources")
+      --locked            install exactly the lock file's artifacts; refuse anything else
+      --offline           no network request at all: plan from the lock file or the bundles'
+                          indexes; what cannot be satisfied is reported per model (exit 3)
+      --lock-file PATH    the lock file (default manashiki.lock.json beside the manifest)
+    """
+
+    static let export = """
+    manashiki-sync export — write verified models into a content-addressed bundle
+
+    USAGE
+      manashiki-sync export DIR [--select store|manifest|lock] [--store DIR] [--manifest PATH]
+
+    Writes DIR/blobs/sha256/<hex> and DIR/index.json (versioned; model id, version, size,
+    sha256 and the record facts an offline plan needs). --select store (default) exports every
+    model the store recorded, manifest the manifest's models, lock exactly the lock file's
+    artifacts. Every blob is hashed while it is copied and checked against the store's record;
+    running it again copies only what is missing. No network, no key. Serve DIR with any file
+    server (nginx) as a mirror, or carry it to machines without a network.
+    Exit codes: 0 exported, 3 some models could not be exported, 1 none could, 2 usage/manifest/lock error.
+
+    EXPORT OPTIONS
+      --select WHAT       store (default), manifest or lock
+      --lock-file PATH    the lock file for --select lock
+
+    \(globalOptions)
+    """
+
+    static let lock = """
+    manashiki-sync lock — pin the manifest's models to exact artifacts
+
+    USAGE
+      manashiki-sync lock [--check] [--lock-file PATH] [--manifest PATH]
+
+    Resolves every manifest model against the registry's catalog (version and digest pins,
+    lifecycle policy) and writes manashiki.lock.json beside the manifest: id, version, sha256,
+    size and record facts per model. `sync --locked` then installs exactly these artifacts.
+    --check writes nothing and compares the lock with the manifest and the catalog.
+    Exit codes: lock: 0 written, 1 a model cannot be locked (nothing written) or the registry is
+    unreachable, 2 usage/manifest/key error. lock --check: 0 up to date, 10 out of date,
+    1 registry unreachable, 2 usage/manifest/key/lock-file error.
+
+    LOCK OPTIONS
+      --check             compare, write nothing
+      --lock-file PATH    the lock file (default manashiki.lock.json beside the manifest)
 
     \(globalOptions)
     """

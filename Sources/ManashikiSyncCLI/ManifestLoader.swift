@@ -16,6 +16,12 @@ public enum ManifestLoader {
         KeyLoader.resolve(global.manifestPath, against: currentDirectory)
     }
 
+    /// The lock file's URL: `--lock-file`, else `manashiki.lock.json` beside the manifest.
+    public static func lockURL(_ global: GlobalOptions, currentDirectory: URL) -> URL {
+        if let path = global.lockFile { return KeyLoader.resolve(path, against: currentDirectory) }
+        return LockFile.url(besideManifest: url(global, currentDirectory: currentDirectory))
+    }
+
     /// Loads, validates and overrides (`--store`, `--concurrency`, `--max-delete`, `--no-prune`).
     /// - Throws: `ConfigurationError`.
     public static func load(_ global: GlobalOptions, sync: SyncOptions = SyncOptions(), currentDirectory: URL) throws(ConfigurationError) -> Manifest {

@@ -2,6 +2,7 @@
 import Foundation
 import Manashiki
 import ManashikiSync
+import ManashikiCore
 
 /// Work the bench runs in child processes, so its time and memory are measured alone.
 enum ChildModes {

@@ -3,6 +3,7 @@ import Foundation
 import Manashiki
 import ManashikiRegistry
 import ManashikiSync
+import ManashikiCore
 
 /// Issue #8's figures: the whole agent at scale, side by side with the tools people would
 /// use instead, all downloading from one nginx on loopback.

@@ -2,6 +2,7 @@ import Foundation
 import Testing
 import Manashiki
 import ManashikiTestSupport
+import ManashikiCore
 
 /// Hostile model ids, rejected before any file-system access or request. Covered elsewhere:
 /// the id grammar itself (ManashikiTests ModelIDTests) and manifest validation messages

@@ -3,6 +3,7 @@ import Testing
 import Manashiki
 import ManashikiSync
 import ManashikiRegistry
+import ManashikiCore
 
 /// Damaged transfers from the storage host. Cases already covered elsewhere:
 /// a truncated body resumed with Range and an ignored Range
@@ -166,20 +167,25 @@ struct TransferFaultTests {
 
     @Test("429 with Retry-After in seconds, as a date, absurdly large or garbage: honoured within the cap", arguments: 0..<4)
     func rateLimited(index: Int) async throws {
-        var (raw, range) = Self.retryAfters[index]
-        if raw == "DATE+25" {
+        let (raw, range) = Self.retryAfters[index]
+        // A date is formatted when the answer is sent (25 s ahead), not when the test starts: on
+        // a loaded machine the request can come many seconds later.
+        let header: @Sendable () -> String = {
+            guard raw == "DATE+25" else { return raw }
             let formatter = DateFormatter()
             formatter.locale = Locale(identifier: "en_US_POSIX")
             formatter.timeZone = TimeZone(identifier: "GMT")
             formatter.dateFormat = "EEE, dd MMM yyyy HH:mm:ss 'GMT'"
-            raw = formatter.string(from: Date().addingTimeInterval(25))
+            return formatter.string(from: Date().addingTimeInterval(25))
         }
-        let header = raw
         let scripted = try ScriptedRegistry(models: [.init(id: "beta", version: "1.0.0", bytes: Data(repeating: 3, count: 5000))])
         let served = Locked(0)
+        let sent = Locked(raw)
         scripted.setOverride { request, _ in
             guard request.path == "/api/download/beta", served.withLock({ $0 += 1; return $0 }) == 1 else { return nil }
-            return ScriptedOrigin.json(#"{"error": {"code": "rate_limited", "message": "slow down"}}"#, status: 429, headers: ["Retry-After: \(header)"])
+            let value = header()
+            sent.withLock { $0 = value }
+            return ScriptedOrigin.json(#"{"error": {"code": "rate_limited", "message": "slow down"}}"#, status: 429, headers: ["Retry-After: \(value)"])
         }
         let scratch = Scratch()
         let sleeps = Locked<[Duration]>([])
@@ -189,7 +195,7 @@ struct TransferFaultTests {
         #expect(waits.count == 1)
         if let wait = waits.first {
             let seconds = Int(wait.components.seconds)
-            #expect(range.contains(seconds), "Retry-After \(header) → waited \(wait)")
+            #expect(range.contains(seconds), "Retry-After \(sent.current) → waited \(wait)")
         }
     }
 

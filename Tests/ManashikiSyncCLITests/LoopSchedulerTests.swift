@@ -1,6 +1,7 @@
 import Foundation
 import Testing
 @testable import ManashikiSyncCLI
+import ManashikiCore
 
 @Suite("LoopScheduler")
 struct LoopSchedulerTests {
@@ -16,15 +17,14 @@ struct LoopSchedulerTests {
 
     @Test("runs until the body says stop, waiting between runs without real sleeping")
     func runsAndWaits() async {
-        let waits = LockedBox<[Duration]>([])
-        let runs = LockedBox(0)
-        let scheduler = LoopScheduler(interval: .seconds(10), jitter: .seconds(2), random: { 0.5 }, sleep: { d in waits.value.append(d) })
+        let waits = Locked<[Duration]>([])
+        let runs = Locked(0)
+        let scheduler = LoopScheduler(interval: .seconds(10), jitter: .seconds(2), random: { 0.5 }, sleep: { d in waits.withLock { $0.append(d) } })
         let count = await scheduler.run {
-            runs.value += 1
-            return runs.value < 3
+            runs.withLock { $0 += 1; return $0 < 3 }
         }
         #expect(count == 3)
-        #expect(waits.value == [.seconds(11), .seconds(11)])
+        #expect(waits.current == [.seconds(11), .seconds(11)])
     }
 
     @Test("a cancelled wait ends the loop")

@@ -1,4 +1,5 @@
 import Foundation
+import ManashikiCore
 
 extension ManashikiClient {
     /// Lists every model the key's organisation can see (`GET /api/models`).
@@ -51,7 +52,7 @@ extension ManashikiClient {
         if !ModelID.isValid(modelId) { return "has an invalid modelId \(APIError.quoted(modelId))" }
         if !isUsableVersion(version) { return "has a version that is empty, over 128 characters, or contains control characters" }
         if size < 0 { return "has a negative size" }
-        if !SHA256Digest.isHex(sha256) { return "has a sha256 that is not 64 lowercase hex characters" }
+        if !Hex.isSHA256(sha256) { return "has a sha256 that is not 64 lowercase hex characters" }
         return nil
     }
 

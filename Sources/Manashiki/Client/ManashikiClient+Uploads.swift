@@ -1,4 +1,5 @@
 import Foundation
+import ManashikiCore
 
 extension ManashikiClient {
     /// Announces a new artifact and returns where to send it (`POST /api/uploads/model`).
@@ -10,7 +11,7 @@ extension ManashikiClient {
         guard apiKey.isServerKey else { throw APIError.forbiddenScope }
         try ModelID.validate(request.modelId)
         guard request.size >= 0 else { throw APIError.badRequest("size must not be negative") }
-        guard SHA256Digest.isHex(request.sha256) else { throw APIError.badRequest("sha256 must be 64 lowercase hex characters") }
+        guard Hex.isSHA256(request.sha256) else { throw APIError.badRequest("sha256 must be 64 lowercase hex characters") }
         guard !request.version.isEmpty else { throw APIError.badRequest("version must not be empty") }
         let body = try JSONEncoder().encode(request)
         let response = try await performAPI(method: "POST", path: ["api", "uploads", "model"], body: body, modelId: request.modelId)

@@ -70,7 +70,7 @@ public struct ManashikiClient: Sendable, CustomStringConvertible, CustomReflecta
     }
 
     /// The `User-Agent` sent with every request.
-    public static let userAgent = "manashiki-swift/\(Manashiki.version)"
+    public static let userAgent = "manashiki-swift/\(ManashikiSDK.version)"
 
     /// Redacted: shows the base URL and the key's kind, never the key.
     public var description: String { "ManashikiClient(baseURL: \(baseURL.absoluteString), key: \(apiKey))" }
@@ -80,8 +80,9 @@ public struct ManashikiClient: Sendable, CustomStringConvertible, CustomReflecta
     }
 }
 
-/// Facts about this SDK.
-public enum Manashiki {
+/// Facts about this SDK. (Not named `Manashiki`: a type with the module's name would shadow the
+/// module, so `Manashiki.X` could no longer name the module's own types.)
+public enum ManashikiSDK {
     /// The SDK's version, sent in `User-Agent`.
     public static let version = "0.1.0"
 }

@@ -1,4 +1,5 @@
 import Foundation
+import ManashikiCore
 #if canImport(Glibc)
 import Glibc
 #elseif canImport(Darwin)
@@ -147,7 +148,7 @@ final class ArtifactWriter: HTTPBodyConsumer, @unchecked Sendable {
     private var writebackStarted: Int64 = 0
 
     /// Finishes the digest. Call once, after the last flush.
-    func finalize() -> SHA256Digest { hasher.finalize() }
+    func finalize() -> ArtifactDigest { hasher.finalize() }
 
     /// Discards everything written so far.
     func restart() throws {

@@ -1,3 +1,5 @@
+import ManashikiCore
+
 /// A one-shot result that a thread sets and a task awaits.
 final class IOCompletion: @unchecked Sendable {
     private let state = Locked<(result: Result<Void, any Error>?, waiter: CheckedContinuation<Void, any Error>?)>((nil, nil))

@@ -1,4 +1,5 @@
 import Foundation
+import ManashikiCore
 #if canImport(Glibc)
 import Glibc
 #elseif canImport(Darwin)
@@ -175,7 +176,7 @@ extension ManashikiClient {
     func resolveDownload(_ modelId: String, session: String?, expecting: ExpectedArtifact?) async throws -> DownloadTicket {
         let response = try await performAPI(path: ["api", "download", modelId], bearer: session, modelId: modelId)
         let ticket = try decode(DownloadTicket.self, from: response, what: "GET /api/download/\(modelId)")
-        if let sha = ticket.sha256, !SHA256Digest.isHex(sha) {
+        if let sha = ticket.sha256, !Hex.isSHA256(sha) {
             throw APIError.invalidResponse("GET /api/download/\(modelId): sha256 is not 64 lowercase hex characters")
         }
         if let version = ticket.version, !Self.isUsableVersion(version) {

@@ -79,7 +79,7 @@ package final class StorageDirectory: @unchecked Sendable {
     }
 
     /// Whether `name` in the partial folder is still the file open as `fd`.
-    private func isStillNamed(_ name: String, _ fd: Int32) -> Bool {
+    func isStillNamed(_ name: String, _ fd: Int32) -> Bool {
         var open = stat(), named = stat()
         guard fstat(fd, &open) == 0, fstatat(partialFD, name, &named, AT_SYMLINK_NOFOLLOW) == 0 else { return false }
         return open.st_ino == named.st_ino && open.st_dev == named.st_dev && open.st_nlink > 0

@@ -1,4 +1,5 @@
 import Foundation
+import ManashikiCore
 #if canImport(FoundationNetworking)
 import FoundationNetworking
 #endif

@@ -1,4 +1,5 @@
 import Foundation
+import ManashikiCore
 
 /// An artifact ready to be served: a file on disk with its size and digest.
 struct StoredArtifact: Sendable, Hashable {
@@ -35,7 +36,7 @@ final class ArtifactStore: @unchecked Sendable {
         case .data(let data):
             let url = newWorkFile()
             try data.write(to: url)
-            return StoredArtifact(path: url.path, size: data.count, sha256: SHA256Stream.hex(data))
+            return StoredArtifact(path: url.path, size: data.count, sha256: SHA256Hasher.hash(data).hex)
         case .file(let url):
             return try hashFile(url)
         }
@@ -75,12 +76,12 @@ final class ArtifactStore: @unchecked Sendable {
     func hashFile(_ url: URL) throws -> StoredArtifact {
         let handle = try FileHandle(forReadingFrom: url)
         defer { try? handle.close() }
-        let hasher = SHA256Stream()
+        let hasher = SHA256Hasher()
         var size = 0
         while let chunk = try handle.read(upToCount: 4 << 20), !chunk.isEmpty {
             hasher.update(chunk)
             size += chunk.count
         }
-        return StoredArtifact(path: url.path, size: size, sha256: hasher.finalizeHex())
+        return StoredArtifact(path: url.path, size: size, sha256: hasher.finalize().hex)
     }
 }

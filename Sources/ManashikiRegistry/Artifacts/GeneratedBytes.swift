@@ -1,4 +1,5 @@
 import Foundation
+import ManashikiCore
 
 /// Deterministic pseudo-random bytes from `(size, seed)`: identical on every run and machine,
 /// cheap to produce, and addressable at any offset.
@@ -54,7 +55,7 @@ public enum GeneratedBytes {
         }
         let handle = try FileHandle(forWritingTo: url)
         defer { try? handle.close() }
-        let hasher = SHA256Stream()
+        let hasher = SHA256Hasher()
         let chunk = 4 << 20
         var buffer = Data(count: chunk)
         var offset = 0
@@ -66,6 +67,6 @@ public enum GeneratedBytes {
             try handle.write(contentsOf: buffer)
             offset += n
         }
-        return hasher.finalizeHex()
+        return hasher.finalize().hex
     }
 }

@@ -1,4 +1,5 @@
 import Foundation
+import ManashikiCore
 
 /// Reads a catalog file: wire-format records plus an `artifact` per model, keys, pending
 /// versions and faults. Every problem is reported as a `CatalogFileError`.

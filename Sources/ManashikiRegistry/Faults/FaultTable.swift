@@ -1,9 +1,10 @@
 import Foundation
+import ManashikiCore
 
 /// The armed faults. A rule for a specific model wins over a rule for every model; each
 /// firing decrements the rule's count, and exhausted rules disappear.
 final class FaultTable: @unchecked Sendable {
-    private let rules = Protected<[RegistryFaultRule]>([])
+    private let rules = Locked<[RegistryFaultRule]>([])
 
     /// Arms `rule`, replacing any rule for the same endpoint and model.
     func set(_ rule: RegistryFaultRule) {

@@ -1,4 +1,5 @@
 import Foundation
+import ManashikiCore
 #if canImport(Glibc)
 import Glibc
 #elseif canImport(Musl)
@@ -35,7 +36,7 @@ final class HTTPServer: @unchecked Sendable {
     private let wakeWrite: Int32
     private let handler: any HTTPRequestHandler
     private let maxHeadBytes: Int
-    private let state = Protected(State())
+    private let state = Locked(State())
     private let finished = NSCondition()
 
     /// Binds `host:port` (port 0 picks an ephemeral one). Call `start()` to accept.

@@ -1,8 +1,9 @@
 import Foundation
+import ManashikiCore
 
 /// Counts storage downloads in progress and the most seen at once.
 final class DownloadGauge: @unchecked Sendable {
-    private let state = Protected((open: 0, max: 0))
+    private let state = Locked((open: 0, max: 0))
 
     /// A download started.
     func begin() { state.withLock { $0.open += 1; $0.max = Swift.max($0.max, $0.open) } }

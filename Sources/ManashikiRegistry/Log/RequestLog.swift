@@ -1,4 +1,5 @@
 import Foundation
+import ManashikiCore
 
 /// Every request the registry's origins received (admin requests excluded), in order, up to
 /// a limit (older entries are dropped first).
@@ -8,7 +9,7 @@ final class RequestLog: @unchecked Sendable {
         var sequence = 0
     }
 
-    private let state = Protected(State())
+    private let state = Locked(State())
     private let limit: Int
 
     init(limit: Int) { self.limit = max(1, limit) }

@@ -1,4 +1,5 @@
 import Foundation
+import ManashikiCore
 
 /// The API origin: `/api/models`, `/api/models/{id}`, `/api/download/{id}`, `/api/session`,
 /// `/api/uploads/model`, plus the admin endpoints under `/_admin/`.
@@ -122,7 +123,7 @@ struct APIOrigin: HTTPRequestHandler {
         var body: [String: Any] = ["downloadUrl": url, "size": entry.artifact.size, "expiresIn": ttl, "version": version,
                                    "sha256": entry.artifact.sha256]
         switch fault {
-        case .wrongDigest?: body["sha256"] = SHA256Stream.hex(Data("not the artifact: \(entry.artifact.sha256)".utf8))
+        case .wrongDigest?: body["sha256"] = SHA256Hasher.hash(Data("not the artifact: \(entry.artifact.sha256)".utf8)).hex
         case .missingDigest(let asNull)?: body["sha256"] = asNull ? NSNull() : nil
         default: break
         }

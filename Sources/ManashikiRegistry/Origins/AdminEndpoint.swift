@@ -1,4 +1,5 @@
 import Foundation
+import ManashikiCore
 
 /// The admin endpoints on the API origin, for tests and scripts driving a running registry:
 ///

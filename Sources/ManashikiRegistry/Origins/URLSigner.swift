@@ -1,4 +1,5 @@
 import Foundation
+import ManashikiCore
 
 /// Signs and checks storage URLs: `?exp=<unix seconds>&sig=<hex HMAC-SHA256>` over the
 /// method, the path, the expiry and the status an expired URL is answered with.

@@ -1,4 +1,5 @@
 import Foundation
+import ManashikiCore
 
 /// `POST /api/uploads/model`: announces an upload and hands out a signed `PUT` URL on the
 /// storage origin.

@@ -1,4 +1,5 @@
 import Foundation
+import ManashikiCore
 
 /// `PUT` of an upload URL on the storage origin: streams the body to disk while hashing it,
 /// and publishes the version when size and digest match.
@@ -36,7 +37,7 @@ struct UploadReceiver {
               let handle = try? FileHandle(forWritingTo: file) else {
             return refuse(.error(500, "internal", "the registry could not create a file for the upload"))
         }
-        let hasher = SHA256Stream()
+        let hasher = SHA256Hasher()
         do {
             try c.streamBody(count: contentLength) { bytes in
                 hasher.update(bytes)
@@ -48,7 +49,7 @@ struct UploadReceiver {
             try? FileManager.default.removeItem(at: file)
             return false
         }
-        let digest = hasher.finalizeHex()
+        let digest = hasher.finalize().hex
         guard digest == upload.sha256 else {
             try? FileManager.default.removeItem(at: file)
             return ResponseWriter.send(.error(400, "bad_request", "the body's SHA-256 is \(digest), not the declared \(upload.sha256)"),

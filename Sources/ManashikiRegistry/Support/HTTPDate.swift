@@ -1,4 +1,5 @@
 import Foundation
+import ManashikiCore
 
 /// IMF-fixdate formatting and parsing (`Sun, 06 Nov 1994 08:49:37 GMT`).
 enum HTTPDate {
@@ -13,7 +14,7 @@ enum HTTPDate {
     /// Formats `date`.
     static func format(_ date: Date) -> String { formatter().string(from: date) }
 
-    private static let cache = Protected((second: -1, text: ""))
+    private static let cache = Locked((second: -1, text: ""))
 
     /// The current time, formatted at most once per second (for `Date` headers).
     static func now() -> String {

@@ -1,5 +1,6 @@
 import Foundation
 import Manashiki
+import ManashikiCore
 
 /// Where secrets come from: environment variables, files and commands. Injectable so tests
 /// (and apps) control it.

@@ -1,5 +1,6 @@
 import Foundation
 import Manashiki
+import ManashikiCore
 #if canImport(Glibc)
 import Glibc
 #elseif canImport(Musl)
@@ -22,6 +23,9 @@ final class SyncRun: Sendable {
     /// When the state file was last written (uptime nanoseconds).
     private let lastStateWrite = Locked<UInt64>(0)
     let bytesDownloaded = Locked<Int64>(0)
+    /// The registry records the plan was made with, by model id (their facts are recorded
+    /// with each install, for `export`).
+    let plannedRecords = Locked<[String: ModelRecord]>([:])
 
     init(reconciler: Reconciler, emit: @escaping @Sendable (SyncEvent) -> Void) {
         manifest = reconciler.manifest
@@ -103,6 +107,7 @@ final class SyncRun: Sendable {
         await fetchRecords(Planner.recordsNeeded(input), into: &input)
 
         let plan = Planner.plan(input)
+        plannedRecords.withLock { $0 = input.records }
         emit(.planReady(plan))
         warnings += plan.warnings
         func report(_ outcome: SyncOutcome, _ results: [ModelResult], failure: SyncFailure? = nil) -> SyncReport {
@@ -221,7 +226,9 @@ final class SyncRun: Sendable {
             guard let identity = snapshot.files[id]?.identity, FileIdentity.of(layout.modelFile(id)) == identity else {
                 return fail(SyncFailure(kind: .retryable, message: "the file changed while it was being checked; run again"))
             }
-            record(id, StoreState.Installed(version: version, sha256: sha, size: size, identity: identity))
+            let previous = state.withLock { $0.models[id] }
+            let facts = previous?.sha256 == sha ? previous?.record : facts(of: id, sha256: sha)
+            record(id, StoreState.Installed(version: version, sha256: sha, size: size, identity: identity, record: facts))
             return ModelResult(modelId: id, planned: item, status: .verified(version: version))
 
         case .download(let target), .replace(_, let target, _):
@@ -256,7 +263,8 @@ final class SyncRun: Sendable {
                 return fail(SyncFailure(kind: .terminal, message: "the download reported success but \(layout.modelFile(id).path) is missing"))
             }
             bytesDownloaded.withLock { $0 += downloaded.size }
-            record(id, StoreState.Installed(version: target.version, sha256: downloaded.sha256, size: downloaded.size, identity: identity))
+            record(id, StoreState.Installed(version: target.version, sha256: downloaded.sha256, size: downloaded.size, identity: identity,
+                                            record: facts(of: id, sha256: downloaded.sha256)))
             if case .replace(let from, _, _) = item.action {
                 return ModelResult(modelId: id, planned: item, status: .replaced(from: from, to: target.version))
             }
@@ -265,6 +273,11 @@ final class SyncRun: Sendable {
         default:
             return ModelResult(modelId: id, planned: item, status: Self.passiveStatus(item) ?? .notRun("nothing to do"))
         }
+    }
+
+    /// The facts of the record the plan used for `id`, when it describes this artifact.
+    private func facts(of id: String, sha256: String) -> ArtifactFacts? {
+        plannedRecords.withLock { $0[id] }.flatMap { $0.sha256 == sha256 ? ArtifactFacts($0) : nil }
     }
 
     /// Records an installed model and persists the state (at most once a second; the run ends

@@ -1,5 +1,6 @@
 import Foundation
 import Manashiki
+import ManashikiCore
 
 /// Turns a JSON document into a `Manifest`, collecting every problem with its path and a hint.
 struct ManifestValidator {
@@ -228,7 +229,7 @@ struct ManifestValidator {
                 } catch {}
             }
             if let sha = string(o, "sha256", at: path) {
-                if SHA256Digest.isHex(sha) { spec.sha256 = sha } else {
+                if Hex.isSHA256(sha) { spec.sha256 = sha } else {
                     problems.append(ManifestProblem(path: "\(path).sha256", message: "is not 64 lowercase hex characters", hint: "copy the digest from the catalog (GET /api/models) or `shasum -a 256`"))
                 }
             }

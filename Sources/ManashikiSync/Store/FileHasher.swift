@@ -1,5 +1,6 @@
 import Foundation
 import Manashiki
+import ManashikiCore
 
 /// SHA-256 of files on disk, read in 4 MiB pieces (never whole files in memory).
 public enum FileHasher {

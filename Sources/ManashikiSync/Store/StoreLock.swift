@@ -1,5 +1,6 @@
 import Foundation
 import Manashiki
+import ManashikiCore
 #if canImport(Glibc)
 import Glibc
 #elseif canImport(Musl)

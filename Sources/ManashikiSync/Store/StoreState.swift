@@ -17,13 +17,17 @@ public struct StoreState: Sendable, Hashable, Codable {
         public var size: Int64
         /// The file's identity when it was last hashed.
         public var identity: FileIdentity
+        /// The registry record's facts when it was installed (for `export`'s bundle index);
+        /// nil for files adopted without a record, or recorded by an older agent.
+        public var record: ArtifactFacts?
 
         /// Creates an entry.
-        public init(version: String, sha256: String, size: Int64, identity: FileIdentity) {
+        public init(version: String, sha256: String, size: Int64, identity: FileIdentity, record: ArtifactFacts? = nil) {
             self.version = version
             self.sha256 = sha256
             self.size = size
             self.identity = identity
+            self.record = record
         }
     }
 

@@ -1,5 +1,6 @@
 import Foundation
 import ManashikiSync
+import ManashikiCore
 
 /// `manashiki-sync sync`: reconcile the store with the manifest, once or in a loop.
 public struct SyncCommand: Sendable {
@@ -36,18 +37,19 @@ public struct SyncCommand: Sendable {
         }
 
         guard let every = options.every else { return await once(manifest: manifest, key: key) }
-        let last = LockedBox<ExitCode>(.success)
+        let last = Locked<ExitCode>(.success)
         let console = context.console, quiet = context.global.verbosity == .quiet, json = context.global.json
         await LoopScheduler(interval: every, jitter: options.jitter).run(onWait: { delay in
             guard !quiet, !json else { return }
             console.line("next sync in \(ByteFormat.duration(JSONEventWriter.seconds(delay)))")
         }) {
             let code = await once(manifest: manifest, key: key)
-            last.value = code
+            last.withLock { $0 = code }
             return code != .usage
         }
         // A signal while waiting ends the loop cleanly; one during a run reports the interruption.
-        return last.value == .interrupted || last.value == .terminated || last.value == .usage ? last.value : .success
+        let code = last.current
+        return code == .interrupted || code == .terminated || code == .usage ? code : .success
     }
 
     /// One sync, with its last-run record and metrics.

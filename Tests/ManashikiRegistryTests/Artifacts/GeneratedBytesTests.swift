@@ -1,6 +1,7 @@
 import Foundation
 import Testing
 @testable import ManashikiRegistry
+import ManashikiCore
 
 @Suite("Generated artifacts")
 struct GeneratedBytesTests {
@@ -29,12 +30,12 @@ struct GeneratedBytesTests {
         let digest = try GeneratedBytes.write(size: 5 << 20 + 3, seed: 9, to: url)
         let data = try Data(contentsOf: url)
         #expect(data == GeneratedBytes.data(size: 5 << 20 + 3, seed: 9))
-        #expect(digest == SHA256Stream.hex(data))
+        #expect(digest == SHA256Hasher.hash(data).hex)
     }
 
     @Test("the SHA-256 and HMAC-SHA256 helpers match published test vectors")
     func cryptoVectors() {
-        #expect(SHA256Stream.hex(Data("abc".utf8)) == "ba7816bf8f01cfea414140de5dae2223b00361a396177a9cb410ff61f20015ad")
+        #expect(SHA256Hasher.hash(Data("abc".utf8)).hex == "ba7816bf8f01cfea414140de5dae2223b00361a396177a9cb410ff61f20015ad")
         // RFC 4231 test case 2.
         #expect(HMACSHA256.hex(key: Array("Jefe".utf8), message: "what do ya want for nothing?")
                 == "5bdcc146bf60754e6a042426089575c75a003f089d2739839dec58b964ec3843")

@@ -2,6 +2,7 @@ import Foundation
 import Manashiki
 import Testing
 @testable import ManashikiRegistry
+import ManashikiCore
 
 /// A body consumer that hashes what it receives with the SDK's hasher.
 private final class HashingConsumer: HTTPBodyConsumer, @unchecked Sendable {

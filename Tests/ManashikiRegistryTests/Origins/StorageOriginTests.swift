@@ -1,6 +1,7 @@
 import Foundation
 import Testing
 @testable import ManashikiRegistry
+import ManashikiCore
 
 @Suite("Storage origin")
 struct StorageOriginTests {
@@ -112,7 +113,7 @@ struct StorageOriginTests {
         for c in connections {
             let (body, end) = c.readBody(count: 8 << 20)
             #expect(end == nil)
-            #expect(SHA256Stream.hex(Data(body)) == expected)
+            #expect(SHA256Hasher.hash(Data(body)).hex == expected)
         }
     }
 

@@ -1,13 +1,14 @@
 import Foundation
 import Testing
 @testable import ManashikiRegistry
+import ManashikiCore
 
 @Suite("Uploads")
 struct UploadEndpointTests {
     static func announce(_ registry: DevelopmentRegistry, key: String = Fixture.live, modelId: String, version: String,
                          bytes: Data, sha: String? = nil) async throws -> FetchedResponse {
         let body: [String: Any] = ["modelId": modelId, "version": version, "size": bytes.count,
-                                   "sha256": sha ?? SHA256Stream.hex(bytes), "visibility": "public", "format": ["type": "gguf"]]
+                                   "sha256": sha ?? SHA256Hasher.hash(bytes).hex, "visibility": "public", "format": ["type": "gguf"]]
         return try await HTTPClient.fetch(registry.api("/api/uploads/model"), method: "POST", key: key, body: JSON.data(body))
     }
 
@@ -27,7 +28,7 @@ struct UploadEndpointTests {
 
         let put = try await HTTPClient.fetch(uploadUrl, method: "PUT", body: bytes)
         #expect(put.status == 200)
-        #expect(JSON.object(put.body)?["sha256"] as? String == SHA256Stream.hex(bytes))
+        #expect(JSON.object(put.body)?["sha256"] as? String == SHA256Hasher.hash(bytes).hex)
 
         let catalog = try await HTTPClient.fetch(registry.api("/api/models"), key: Fixture.publishable)
         let tiny = (JSON.object(catalog.body)?["models"] as? [[String: Any]])?.first { $0["modelId"] as? String == "tiny" }
@@ -64,7 +65,7 @@ struct UploadEndpointTests {
         #expect(corrupt.status == 400)
         let ok = try Curl.run(["-T", file.path, uploadUrl])
         #expect(ok.status == 200)
-        #expect(registry.sha256(modelId: "brand-new") == SHA256Stream.hex(bytes))
+        #expect(registry.sha256(modelId: "brand-new") == SHA256Hasher.hash(bytes).hex)
         let puts = registry.requestLog().filter { $0.method == "PUT" }
         #expect(puts.count == 3)
         #expect(puts.allSatisfy { $0.origin == .storage && $0.header("X-API-Key") == nil })

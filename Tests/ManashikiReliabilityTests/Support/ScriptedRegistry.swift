@@ -1,5 +1,6 @@
 import Foundation
 import Manashiki
+import ManashikiCore
 
 /// A registry that speaks the contract from a `ScriptedOrigin` (catalog, records, download
 /// tickets, blobs on the same origin), where a test overrides any answer with exact bytes.

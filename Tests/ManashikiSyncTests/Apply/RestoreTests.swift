@@ -3,6 +3,7 @@ import Foundation
 import Manashiki
 import ManashikiTestSupport
 @testable import ManashikiSync
+import ManashikiCore
 
 @Suite("Restore after reinstall")
 struct RestoreTests {

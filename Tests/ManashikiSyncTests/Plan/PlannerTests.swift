@@ -2,6 +2,7 @@ import Testing
 import Foundation
 import Manashiki
 @testable import ManashikiSync
+import ManashikiCore
 
 /// Builds planner inputs in memory: no disk, no network.
 struct PlanWorld {
@@ -40,6 +41,16 @@ struct PlanWorld {
         files[id] = StoreSnapshot.File(identity: FileIdentity(size: 100, mtimeNanoseconds: 999, inode: 1), hashedSHA256: content.map(Self.sha))
     }
 
+    /// The usual starting point: a manifest with `spec`, the catalog serving `published`, and
+    /// (optionally) `installed` recorded and trusted on disk.
+    static func single(_ spec: ModelSpec = ModelSpec(id: "a"), published: String? = "1.0.0", installed: String? = nil) -> PlanWorld {
+        var w = PlanWorld()
+        w.models = [spec]
+        if let installed { w.install(spec.id, installed) }
+        if let published { w.publish(spec.id, published) }
+        return w
+    }
+
     var input: PlanInput {
         let manifest = Manifest(store: StoreSettings(directory: "/tmp/x", prune: prune), policies: policies, models: models)
         var records: [String: ModelRecord] = [:]
@@ -57,8 +68,104 @@ struct PlanWorld {
     }
 }
 
+/// One model, one world: what the planner decides for it, and why.
+struct SingleModelCase: Sendable, CustomTestStringConvertible {
+    var testDescription: String
+    var world: @Sendable () -> PlanWorld
+    var id = "a"
+    var action: @Sendable (PlanWorld) -> PlanAction
+    var reason: String?
+    var warnings: [String]?
+    /// The versions `Planner.recordsNeeded` asks for, when checked.
+    var recordVersions: [String]?
+
+    static let all: [SingleModelCase] = [
+        .init(testDescription: "a new acceptable version replaces the installed one",
+              world: { .single(ModelSpec(id: "a", version: .caret(ModelVersion("1.0")!)), published: "1.1.0", installed: "1.0.0") },
+              action: { .replace(from: "1.0.0", to: $0.target("a"), because: .upgrade) },
+              reason: "1.0.0 → 1.1.0: the registry serves a newer version satisfying ^1.0",
+              recordVersions: ["1.1.0"]),
+        .init(testDescription: "a file changed on disk whose digest no longer matches is replaced",
+              world: { var w = PlanWorld.single(installed: "1.0.0"); w.tamper("a", hashedAs: "garbage"); return w },
+              action: { .replace(from: "1.0.0", to: $0.target("a"), because: .corrupt("its SHA-256 no longer matches the installed 1.0.0")) }),
+        .init(testDescription: "a file touched but intact is re-recorded (verify), not downloaded",
+              world: { var w = PlanWorld.single(installed: "1.0.0"); w.tamper("a", hashedAs: "a@1.0.0"); return w },
+              action: { _ in .verify(version: "1.0.0", sha256: PlanWorld.sha("a@1.0.0"), size: 100) }),
+        .init(testDescription: "a recorded file that is missing is downloaded again",
+              world: { var w = PlanWorld.single(installed: "1.0.0"); w.files["a"] = nil; return w },
+              action: { .download($0.target("a")) },
+              reason: "install 1.0.0 (the recorded file is missing)"),
+        .init(testDescription: "entries for other platforms are filtered out",
+              world: { .single(ModelSpec(id: "a", platforms: [.macos, .linux])) },
+              action: { _ in .skip(.filteredOut) },
+              reason: "the entry applies to macos, linux; this device is ios",
+              recordVersions: []),
+        .init(testDescription: "an upgrade that is incompatible keeps the installed version with a warning",
+              world: { var w = PlanWorld.single(published: nil, installed: "1.0.0"); w.publish("a", "2.0.0", minOs: "19.0"); return w },
+              action: { _ in .keep(version: "1.0.0") },
+              warnings: ["2.0.0 is available but not installed: incompatible with this device: needs OS 19.0 or later, the device has 17.2"]),
+        .init(testDescription: "a record that could not be fetched blocks the model with the reason",
+              world: {
+                  var w = PlanWorld.single()
+                  w.withholdRecords = ["a"]
+                  w.recordFailures = ["a": "the registry is rate limiting this key"]
+                  return w
+              },
+              action: { _ in .blocked(.recordUnavailable("the registry is rate limiting this key")) }),
+        .init(testDescription: "a model missing from the catalog is skipped",
+              world: { .single(ModelSpec(id: "ghost"), published: nil) }, id: "ghost",
+              action: { _ in .skip(.notInCatalog) }),
+    ]
+}
+
+/// A world whose plan for one model changes when one setting changes (a limit, a flag, a policy).
+struct SettingCase: Sendable, CustomTestStringConvertible {
+    var testDescription: String
+    var world: @Sendable () -> PlanWorld
+    var id: String
+    var before: @Sendable (PlanWorld) -> PlanAction
+    var change: @Sendable (inout PlanWorld) -> Void
+    var after: @Sendable (PlanWorld) -> PlanAction
+
+    static let all: [SettingCase] = [
+        .init(testDescription: "more prunes than maxDeletes block every prune unless forced",
+              world: {
+                  var w = PlanWorld.single(installed: "1.0.0")
+                  for id in ["x", "y", "z"] { w.install(id, "1.0.0") }
+                  w.prune.maxDeletes = 2
+                  return w
+              }, id: "x",
+              before: { _ in .blocked(.pruneLimit(count: 3, max: 2)) },
+              change: { $0.forcePrune = true },
+              after: { _ in .prune(version: "1.0.0") }),
+        .init(testDescription: "an empty manifest never prunes unless allowed or forced",
+              world: { var w = PlanWorld(); w.install("x", "1.0.0"); return w }, id: "x",
+              before: { _ in .blocked(.emptyManifest) },
+              change: { $0.prune.allowEmptyManifest = true },
+              after: { _ in .prune(version: "1.0.0") }),
+    ]
+}
+
 @Suite("Planner")
 struct PlannerTests {
+    @Test("one model: the action, its reason, warnings and the records needed", arguments: SingleModelCase.all)
+    func singleModel(_ c: SingleModelCase) {
+        let w = c.world()
+        let item = w.plan[c.id]
+        #expect(item?.action == c.action(w))
+        if let reason = c.reason { #expect(item?.reason == reason) }
+        if let warnings = c.warnings { #expect(item?.warnings == warnings) }
+        if let versions = c.recordVersions { #expect(Planner.recordsNeeded(w.input).map(\.version) == versions) }
+    }
+
+    @Test("one setting turns a blocked action into the planned one", arguments: SettingCase.all)
+    func setting(_ c: SettingCase) {
+        var w = c.world()
+        #expect(w.plan[c.id]?.action == c.before(w))
+        c.change(&w)
+        #expect(w.plan[c.id]?.action == c.after(w))
+    }
+
     @Test("a first sync downloads every wanted model and totals the bytes")
     func firstSync() {
         var w = PlanWorld()
@@ -75,10 +182,7 @@ struct PlannerTests {
 
     @Test("a no-op sync keeps everything and needs no record")
     func noOp() {
-        var w = PlanWorld()
-        w.models = [ModelSpec(id: "a")]
-        w.publish("a", "1.0.0")
-        w.install("a", "1.0.0")
+        var w = PlanWorld.single(installed: "1.0.0")
         w.withholdRecords = ["a"]
         #expect(Planner.recordsNeeded(w.input).isEmpty)
         let plan = w.plan
@@ -87,32 +191,16 @@ struct PlannerTests {
         #expect(plan.bytesToFetch == 0)
     }
 
-    @Test("a new acceptable version replaces the installed one")
-    func newVersion() {
-        var w = PlanWorld()
-        w.models = [ModelSpec(id: "a", version: .caret(ModelVersion("1.0")!))]
-        w.install("a", "1.0.0")
-        w.publish("a", "1.1.0")
-        #expect(w.plan["a"]?.action == .replace(from: "1.0.0", to: w.target("a"), because: .upgrade))
-        #expect(w.plan["a"]?.reason == "1.0.0 → 1.1.0: the registry serves a newer version satisfying ^1.0")
-        #expect(Planner.recordsNeeded(w.input).map(\.version) == ["1.1.0"])
-    }
-
     @Test("a cached record is not asked for again")
     func cachedRecord() {
-        var w = PlanWorld()
-        w.models = [ModelSpec(id: "a")]
-        w.publish("a", "2.0.0")
+        var w = PlanWorld.single(published: "2.0.0")
         w.state.cache(w.catalog["a"]!)
         #expect(Planner.recordsNeeded(w.input).isEmpty)
     }
 
     @Test("a model removed from the manifest is pruned; untracked files only in mode all; never in mode off")
     func prune() {
-        var w = PlanWorld()
-        w.models = [ModelSpec(id: "a")]
-        w.publish("a", "1.0.0")
-        w.install("a", "1.0.0")
+        var w = PlanWorld.single(installed: "1.0.0")
         w.install("old", "0.9.0")
         w.files["handmade"] = StoreSnapshot.File(identity: FileIdentity(size: 1, mtimeNanoseconds: 1, inode: 1))
         #expect(w.plan.items.filter { $0.action.name == "prune" }.map(\.modelId) == ["old"])
@@ -123,57 +211,12 @@ struct PlannerTests {
         #expect(w.plan.items.filter { $0.action.name == "prune" }.isEmpty)
     }
 
-    @Test("more prunes than maxDeletes block every prune unless forced")
-    func pruneLimit() {
-        var w = PlanWorld()
-        w.models = [ModelSpec(id: "a")]
-        w.publish("a", "1.0.0")
-        w.install("a", "1.0.0")
-        for id in ["x", "y", "z"] { w.install(id, "1.0.0") }
-        w.prune.maxDeletes = 2
-        #expect(w.plan["x"]?.action == .blocked(.pruneLimit(count: 3, max: 2)))
-        w.forcePrune = true
-        #expect(w.plan["x"]?.action == .prune(version: "1.0.0"))
-    }
-
-    @Test("an empty manifest never prunes unless allowed or forced")
-    func emptyManifest() {
-        var w = PlanWorld()
-        w.install("x", "1.0.0")
-        #expect(w.plan["x"]?.action == .blocked(.emptyManifest))
-        w.prune.allowEmptyManifest = true
-        #expect(w.plan["x"]?.action == .prune(version: "1.0.0"))
-    }
-
-    @Test("a file changed on disk whose digest no longer matches is replaced")
-    func corrupted() {
-        var w = PlanWorld()
-        w.models = [ModelSpec(id: "a")]
-        w.publish("a", "1.0.0")
-        w.install("a", "1.0.0")
-        w.tamper("a", hashedAs: "garbage")
-        #expect(w.plan["a"]?.action == .replace(from: "1.0.0", to: w.target("a"), because: .corrupt("its SHA-256 no longer matches the installed 1.0.0")))
-    }
-
     @Test("a file of the wrong size is replaced without hashing")
     func truncated() {
-        var w = PlanWorld()
-        w.models = [ModelSpec(id: "a")]
-        w.publish("a", "1.0.0")
-        w.install("a", "1.0.0")
+        var w = PlanWorld.single(installed: "1.0.0")
         w.tamper("a", hashedAs: nil)
         guard case .replace(_, _, .corrupt(let why))? = w.plan["a"]?.action else { Issue.record("expected a replace"); return }
         #expect(why.contains("size"))
-    }
-
-    @Test("a file touched but intact is re-recorded (verify), not downloaded")
-    func touchedIntact() {
-        var w = PlanWorld()
-        w.models = [ModelSpec(id: "a")]
-        w.publish("a", "1.0.0")
-        w.install("a", "1.0.0")
-        w.tamper("a", hashedAs: "a@1.0.0")
-        #expect(w.plan["a"]?.action == .verify(version: "1.0.0", sha256: PlanWorld.sha("a@1.0.0"), size: 100))
     }
 
     @Test("without a state file, a file matching the catalog is adopted and others are replaced")
@@ -186,27 +229,6 @@ struct PlannerTests {
         w.tamper("b", hashedAs: "half of b")
         #expect(w.plan["a"]?.action == .verify(version: "1.0.0", sha256: PlanWorld.sha("a@1.0.0"), size: 100))
         #expect(w.plan["b"]?.action == .replace(from: nil, to: w.target("b"), because: .corrupt("the file on disk matches no known artifact of this model")))
-    }
-
-    @Test("a recorded file that is missing is downloaded again")
-    func missingFile() {
-        var w = PlanWorld()
-        w.models = [ModelSpec(id: "a")]
-        w.publish("a", "1.0.0")
-        w.install("a", "1.0.0")
-        w.files["a"] = nil
-        #expect(w.plan["a"]?.action == .download(w.target("a")))
-        #expect(w.plan["a"]?.reason == "install 1.0.0 (the recorded file is missing)")
-    }
-
-    @Test("entries for other platforms are filtered out")
-    func platformFilter() {
-        var w = PlanWorld()
-        w.models = [ModelSpec(id: "a", platforms: [.macos, .linux])]
-        w.publish("a", "1.0.0")
-        #expect(w.plan["a"]?.action == .skip(.filteredOut))
-        #expect(w.plan["a"]?.reason == "the entry applies to macos, linux; this device is ios")
-        #expect(Planner.recordsNeeded(w.input).isEmpty)
     }
 
     @Test("lifecycle: staging is skipped, deprecated is installed with a warning, sunset is skipped")
@@ -244,16 +266,6 @@ struct PlannerTests {
         #expect(plan["ok"]?.action == .download(w.target("ok")))
         w.policies.checkCompatibility = false
         #expect(w.plan["p"]?.action == .download(w.target("p")))
-    }
-
-    @Test("an upgrade that is incompatible keeps the installed version with a warning")
-    func upgradeIncompatible() {
-        var w = PlanWorld()
-        w.models = [ModelSpec(id: "a")]
-        w.install("a", "1.0.0")
-        w.publish("a", "2.0.0", minOs: "19.0")
-        #expect(w.plan["a"]?.action == .keep(version: "1.0.0"))
-        #expect(w.plan["a"]?.warnings == ["2.0.0 is available but not installed: incompatible with this device: needs OS 19.0 or later, the device has 17.2"])
     }
 
     @Test("an exact pin older than the catalog keeps the installed version; unsatisfiable pins are skipped")
@@ -315,23 +327,6 @@ struct PlannerTests {
         #expect(plan["q"]?.reason.contains(#""session": {"env": …}"#) == true)
         #expect(plan["r"]?.action == .blocked(.sessionUnavailable("minting a session needs a legacy sk_live_ key")))
         #expect(plan.blocked.map(\.modelId) == ["q", "r"])
-    }
-
-    @Test("a record that could not be fetched blocks the model with the reason")
-    func recordFailure() {
-        var w = PlanWorld()
-        w.models = [ModelSpec(id: "a")]
-        w.publish("a", "1.0.0")
-        w.withholdRecords = ["a"]
-        w.recordFailures = ["a": "the registry is rate limiting this key"]
-        #expect(w.plan["a"]?.action == .blocked(.recordUnavailable("the registry is rate limiting this key")))
-    }
-
-    @Test("a model missing from the catalog is skipped")
-    func notInCatalog() {
-        var w = PlanWorld()
-        w.models = [ModelSpec(id: "ghost")]
-        #expect(w.plan["ghost"]?.action == .skip(.notInCatalog))
     }
 
     @Test("the plan is refused when the volume lacks space for every temporary copy")

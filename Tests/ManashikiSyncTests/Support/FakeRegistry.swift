@@ -1,6 +1,7 @@
 import Foundation
 import Manashiki
 @testable import ManashikiSync
+import ManashikiCore
 
 /// An in-memory registry that installs artifacts into a real directory, like the SDK does, and
 /// records every call.

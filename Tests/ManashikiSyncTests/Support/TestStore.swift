@@ -1,6 +1,7 @@
 import Foundation
 import Manashiki
 @testable import ManashikiSync
+import ManashikiCore
 
 /// A temporary store directory, removed when the value is deinitialised.
 final class TestStore: Sendable {

@@ -2,6 +2,7 @@ import Testing
 import Foundation
 import Manashiki
 @testable import ManashikiSync
+import ManashikiCore
 
 @Suite("Verifier")
 struct VerifierTests {

@@ -1,6 +1,7 @@
 import Foundation
 import Testing
 @testable import Manashiki
+import ManashikiCore
 
 @Suite("SHA-256")
 struct SHA256HasherTests {
@@ -61,9 +62,9 @@ struct SHA256HasherTests {
 
     @Test("hex validation accepts only 64 lowercase hex characters")
     func hexValidation() {
-        #expect(SHA256Digest.isHex(String(repeating: "a", count: 64)))
-        #expect(!SHA256Digest.isHex(String(repeating: "A", count: 64)))
-        #expect(!SHA256Digest.isHex(String(repeating: "a", count: 63)))
-        #expect(!SHA256Digest.isHex(String(repeating: "g", count: 64)))
+        #expect(Hex.isSHA256(String(repeating: "a", count: 64)))
+        #expect(!Hex.isSHA256(String(repeating: "A", count: 64)))
+        #expect(!Hex.isSHA256(String(repeating: "a", count: 63)))
+        #expect(!Hex.isSHA256(String(repeating: "g", count: 64)))
     }
 }

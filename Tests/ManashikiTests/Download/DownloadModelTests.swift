@@ -2,6 +2,7 @@ import Foundation
 import Testing
 @testable import Manashiki
 import ManashikiTestSupport
+import ManashikiCore
 
 /// A scripted registry + storage host on the mock transport.
 final class ScriptedStorage: @unchecked Sendable {

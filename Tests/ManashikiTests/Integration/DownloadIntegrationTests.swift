@@ -2,6 +2,7 @@ import Foundation
 import Testing
 @testable import Manashiki
 import ManashikiRegistry
+import ManashikiCore
 
 /// downloadModel over real loopback HTTP against the development registry.
 @Suite("downloadModel against the development registry")

@@ -1,6 +1,7 @@
 import Foundation
 
-/// A value guarded by a lock, for state shared between threads and tasks.
+/// A value guarded by a lock, for state shared between threads and tasks. The one lock type of
+/// the package (SDK, sync agent, CLI and development registry).
 ///
 /// `Synchronization.Mutex` needs macOS 15 / iOS 18; this works on every platform the package
 /// supports.

@@ -1,0 +1,164 @@
+import Foundation
+import ManashikiCore
+#if canImport(Glibc)
+import Glibc
+#elseif canImport(Musl)
+import Musl
+#elseif canImport(Darwin)
+import Darwin
+#endif
+#if canImport(CManashikiShims)
+import CManashikiShims
+#endif
+
+/// Copies a local file into a new file while hashing it: the one place where the platform's
+/// fast copy is chosen (`copy_file_range` on Linux, `fclonefileat` on Darwin) and the bytes
+/// that land in the new file are hashed, so what was hashed is what will be installed.
+///
+/// Used for bundle directories (a USB disk, an image layer) in both directions: into a
+/// store's partial folder and into a bundle's `blobs/sha256/`.
+package enum FileCopy {
+    /// A copy that has been made and hashed, still open: the caller flushes, renames and closes.
+    package struct Copied: Sendable {
+        /// The new file, open for reading and writing.
+        package var fd: Int32
+        /// SHA-256 of the new file's bytes (64 lowercase hex).
+        package var sha256: String
+        /// Its size in bytes.
+        package var size: Int64
+        /// How it was copied: `copy_file_range`, `clonefile` or `read/write`.
+        package var method: String
+    }
+
+    /// The read size for hashing and the plain copy.
+    static let chunkSize = 4 << 20
+
+    /// Copies the regular file at `sourcePath` into a new file `name` (created with
+    /// `O_EXCL|O_NOFOLLOW` and `flock`-ed at once, so partial-file cleaners leave it alone) in
+    /// the directory open as `directoryFD`, hashing the new file's bytes.
+    /// Stops with `APIError.bodyTooLong` as soon as more than `maxSize` bytes are seen. On any
+    /// error the new file is removed.
+    /// - Throws: `APIError.fileSystem` naming the path; `APIError.bodyTooLong`.
+    package static func copy(from sourcePath: String, into directoryFD: Int32, name: String, displayPath: String,
+                             maxSize: Int64?) throws -> Copied {
+        let source = try POSIX.call("open", sourcePath) { open(sourcePath, O_RDONLY | O_NOFOLLOW | O_CLOEXEC) }
+        defer { close(source) }
+        var info = stat()
+        try POSIX.call("inspect", sourcePath) { fstat(source, &info) }
+        guard (info.st_mode & S_IFMT) == S_IFREG else {
+            throw APIError.fileSystem(operation: "read (not a regular file)", path: sourcePath, code: EINVAL)
+        }
+        if let maxSize, Int64(info.st_size) > maxSize { throw APIError.bodyTooLong(expected: maxSize) }
+        var created = false
+        var fd: Int32 = -1
+        do {
+            #if canImport(Darwin)
+            // fclonefileat(2): macOS 10.12+, iOS/tvOS/watchOS 10+ (xnu 3789, <sys/clonefile.h>),
+            // below every deployment target. APFS shares the blocks; elsewhere it fails
+            // (ENOTSUP, EXDEV) and the plain copy runs.
+            if fclonefileat(source, directoryFD, name, 0) == 0 {
+                created = true
+                fd = try POSIX.call("open", displayPath) { openat(directoryFD, name, O_RDWR | O_NOFOLLOW | O_CLOEXEC) }
+                _ = flock(fd, LOCK_EX | LOCK_NB)
+                let (sha, size) = try hash(fd, path: displayPath, maxSize: maxSize)
+                return Copied(fd: fd, sha256: sha, size: size, method: "clonefile")
+            }
+            #endif
+            fd = try POSIX.call("create", displayPath) { openat(directoryFD, name, O_RDWR | O_CREAT | O_EXCL | O_NOFOLLOW | O_CLOEXEC, 0o644) }
+            created = true
+            _ = flock(fd, LOCK_EX | LOCK_NB)
+            let (sha, size, method) = try copyAndHash(source, sourcePath: sourcePath, to: fd, path: displayPath, maxSize: maxSize)
+            return Copied(fd: fd, sha256: sha, size: size, method: method)
+        } catch {
+            if fd >= 0 { close(fd) }
+            if created { _ = unlinkat(directoryFD, name, 0) }
+            throw error
+        }
+    }
+
+    /// Copies block by block; each block is copied, then read back from the new file and
+    /// hashed, so the digest covers exactly the bytes installed (a source changing under the
+    /// copy cannot slip in unhashed bytes).
+    private static func copyAndHash(_ source: Int32, sourcePath: String, to fd: Int32, path: String,
+                                    maxSize: Int64?) throws -> (String, Int64, String) {
+        let hasher = SHA256Hasher()
+        let buffer = UnsafeMutableRawBufferPointer.allocate(byteCount: chunkSize, alignment: 4096)
+        defer { buffer.deallocate() }
+        var offset: Int64 = 0
+        var kernelCopy = true
+        while true {
+            var n = 0
+            if kernelCopy {
+                var inOffset = offset, outOffset = offset
+                let copied = kernelCopyChunk(source, &inOffset, fd, &outOffset)
+                if copied < 0 {
+                    let code = errno
+                    if code == EINTR { continue }
+                    // Not supported here (another file system, an old kernel): copy in user space.
+                    guard [ENOSYS, EXDEV, EINVAL, EOPNOTSUPP, ENOTSUP, EBADF, EPERM].contains(code) else {
+                        throw APIError.fileSystem(operation: "copy", path: path, code: code)
+                    }
+                    kernelCopy = false
+                    continue
+                }
+                if copied == 0 { break }
+                n = try readFully(fd, buffer, at: offset, count: copied, path: path)
+                guard n == copied else { throw APIError.fileSystem(operation: "read back", path: path, code: EIO) }
+            } else {
+                n = try readFully(source, buffer, at: offset, count: chunkSize, path: sourcePath)
+                if n == 0 { break }
+                _ = lseek(fd, off_t(offset), SEEK_SET)
+                try POSIX.writeAll(fd, UnsafeRawBufferPointer(rebasing: buffer[0..<n]), path: path)
+            }
+            hasher.update(UnsafeRawBufferPointer(rebasing: buffer[0..<n]))
+            offset += Int64(n)
+            if let maxSize, offset > maxSize { throw APIError.bodyTooLong(expected: maxSize) }
+        }
+        return (hasher.finalize().hex, offset, kernelCopy ? "copy_file_range" : "read/write")
+    }
+
+    /// One in-kernel copy of up to a chunk, or -1 with errno (ENOSYS where there is none).
+    private static func kernelCopyChunk(_ source: Int32, _ inOffset: inout Int64, _ fd: Int32, _ outOffset: inout Int64) -> Int {
+        #if os(Linux) && canImport(CManashikiShims)
+        var i = inOffset, o = outOffset
+        let n = mk_copy_file_range(source, &i, fd, &o, Int64(chunkSize))
+        inOffset = i
+        outOffset = o
+        return Int(n)
+        #else
+        errno = ENOSYS
+        return -1
+        #endif
+    }
+
+    /// Hashes a whole file (a clone) from the start.
+    private static func hash(_ fd: Int32, path: String, maxSize: Int64?) throws -> (String, Int64) {
+        let hasher = SHA256Hasher()
+        let buffer = UnsafeMutableRawBufferPointer.allocate(byteCount: chunkSize, alignment: 4096)
+        defer { buffer.deallocate() }
+        var offset: Int64 = 0
+        while true {
+            let n = try readFully(fd, buffer, at: offset, count: chunkSize, path: path)
+            if n == 0 { break }
+            hasher.update(UnsafeRawBufferPointer(rebasing: buffer[0..<n]))
+            offset += Int64(n)
+            if let maxSize, offset > maxSize { throw APIError.bodyTooLong(expected: maxSize) }
+        }
+        return (hasher.finalize().hex, offset)
+    }
+
+    /// `pread` until `count` bytes or the end of the file.
+    private static func readFully(_ fd: Int32, _ buffer: UnsafeMutableRawBufferPointer, at offset: Int64, count: Int, path: String) throws -> Int {
+        var total = 0
+        while total < count {
+            let n = pread(fd, buffer.baseAddress! + total, count - total, off_t(offset) + off_t(total))
+            if n < 0 {
+                if errno == EINTR { continue }
+                throw APIError.fileSystem(operation: "read", path: path, code: errno)
+            }
+            if n == 0 { break }
+            total += n
+        }
+        return total
+    }
+}

@@ -1,0 +1,36 @@
+/// Lowercase hex: encoding, the registry's SHA-256 form, random tokens and constant-time
+/// comparison.
+package enum Hex {
+    /// Lowercase hex of `bytes`.
+    package static func encode(_ bytes: [UInt8]) -> String {
+        let digits = Array("0123456789abcdef".utf8)
+        var out = [UInt8]()
+        out.reserveCapacity(bytes.count * 2)
+        for b in bytes {
+            out.append(digits[Int(b >> 4)])
+            out.append(digits[Int(b & 0xF)])
+        }
+        return String(decoding: out, as: UTF8.self)
+    }
+
+    /// Whether `s` is 64 lowercase hex characters, the form the registry uses for SHA-256.
+    package static func isSHA256(_ s: String) -> Bool {
+        let u = s.utf8
+        return u.count == 64 && u.allSatisfy { ($0 >= 48 && $0 <= 57) || ($0 >= 97 && $0 <= 102) }
+    }
+
+    /// `count` random bytes in hex.
+    package static func random(bytes count: Int) -> String {
+        var g = SystemRandomNumberGenerator()
+        return encode((0..<count).map { _ in UInt8.random(in: 0...255, using: &g) })
+    }
+
+    /// Compares two strings in time independent of where they differ.
+    package static func constantTimeEqual(_ a: String, _ b: String) -> Bool {
+        let x = Array(a.utf8), y = Array(b.utf8)
+        guard x.count == y.count else { return false }
+        var diff: UInt8 = 0
+        for i in 0..<x.count { diff |= x[i] ^ y[i] }
+        return diff == 0
+    }
+}

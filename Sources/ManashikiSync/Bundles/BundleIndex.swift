@@ -1,0 +1,68 @@
+import Foundation
+import Manashiki
+
+/// A bundle's `index.json`: which artifacts the bundle holds, with the record facts an
+/// offline plan needs. Format version 1:
+///
+/// ```json
+/// {"formatVersion": 1, "models": [{"modelId": "…", "version": "…", "size": 4194304, "sha256": "…",
+///                                   "record": {"visibility": "public", "lifecycle": {…}, "compatibility": {…}}}]}
+/// ```
+/// A model may appear in several versions (a bundle that accumulates exports); each artifact
+/// appears once.
+public struct BundleIndex: Sendable, Hashable, Codable {
+    /// The format this library reads and writes.
+    public static let currentFormatVersion = 1
+
+    /// The format version.
+    public var formatVersion: Int
+    /// The artifacts, sorted by model id then version.
+    public var models: [PinnedArtifact]
+
+    /// Creates an index (entries are de-duplicated by model and digest, and sorted).
+    public init(models: [PinnedArtifact]) {
+        formatVersion = Self.currentFormatVersion
+        var seen = Set<String>()
+        self.models = models.filter { seen.insert("\($0.modelId) \($0.sha256)").inserted }
+            .sorted { ($0.modelId, $0.version, $0.sha256) < ($1.modelId, $1.version, $1.sha256) }
+    }
+
+    /// The entries of `modelId`, newest version first.
+    public func artifacts(of modelId: String) -> [PinnedArtifact] {
+        models.filter { $0.modelId == modelId }.sorted { a, b in
+            guard let x = ModelVersion(a.version), let y = ModelVersion(b.version) else { return a.version > b.version }
+            return x > y
+        }
+    }
+
+    /// The entry with this digest, if any.
+    public func artifact(sha256: String) -> PinnedArtifact? { models.first { $0.sha256 == sha256 } }
+
+    /// Decodes and validates an index; `location` names it in errors.
+    /// - Throws: `ArtifactFileError` naming the file and the JSON path.
+    public static func decode(_ data: Data, location: String) throws -> BundleIndex {
+        let index = try VersionedJSON.decode(BundleIndex.self, from: data, supported: currentFormatVersion, location: location, what: "bundle index")
+        for (i, entry) in index.models.enumerated() {
+            if let problem = entry.problems.first {
+                throw ArtifactFileError(location: location, message: "models[\(i)].\(problem.field): \(problem.message)",
+                                        hint: "export the bundle again with `manashiki-sync export`")
+            }
+        }
+        return index
+    }
+
+    /// Reads `<bundle>/index.json`.
+    /// - Throws: `ArtifactFileError` (missing, unreadable, newer format, invalid entry).
+    public static func read(_ layout: BundleLayout) throws -> BundleIndex {
+        let path = layout.indexFile.path
+        guard let data = FileManager.default.contents(atPath: path) else {
+            let exists = FileManager.default.fileExists(atPath: layout.directory.path)
+            throw ArtifactFileError(location: path, message: exists ? "is missing or unreadable" : "the bundle directory does not exist",
+                                    hint: "point the source at a directory written by `manashiki-sync export DIR`")
+        }
+        return try decode(data, location: path)
+    }
+
+    /// The index as written to disk.
+    public func encoded() throws -> Data { try VersionedJSON.encode(self) }
+}

@@ -1,0 +1,91 @@
+import Foundation
+import Manashiki
+
+/// Resolves a manifest against the registry's catalog into a lock (`manashiki-sync lock`):
+/// for every model, the catalog's current artifact, which must satisfy the entry's version
+/// and digest pins and the lifecycle policy, with its record's facts. Platform filters and
+/// compatibility are left to the plan on each device, so one lock serves every platform.
+public enum LockResolver {
+    /// A model that cannot be locked.
+    public struct Problem: Sendable, Hashable, CustomStringConvertible {
+        /// The model id.
+        public var modelId: String
+        /// Why, and what to do.
+        public var message: String
+        /// `<id>: <message>`.
+        public var description: String { "\(modelId): \(message)" }
+    }
+
+    /// Resolves `manifest` with `registry`. Throws only when the catalog cannot be read.
+    public static func resolve(_ manifest: Manifest, registry: any RegistryClient, retry: RetryPolicy) async throws -> (LockFile, [Problem]) {
+        let catalog = try await retry.run({ try await registry.listModels() })
+        let byId = PlanInput.index(catalog)
+        var problems: [Problem] = []
+        var wanted: [(ModelSpec, ModelEntry)] = []
+        for spec in manifest.models {
+            guard let entry = byId[spec.id] else {
+                problems.append(Problem(modelId: spec.id, message: "the registry's catalog does not list this model (check the id and the key's organisation)"))
+                continue
+            }
+            if let reason = unsatisfied(spec, by: entry) {
+                problems.append(Problem(modelId: spec.id, message: reason))
+                continue
+            }
+            wanted.append((spec, entry))
+        }
+        var records: [String: Result<ModelRecord, SyncFailure>] = [:]
+        await withTaskGroup(of: (String, Result<ModelRecord, SyncFailure>).self) { group in
+            var pending = wanted[...]
+            func addNext() {
+                guard let (spec, _) = pending.popFirst() else { return }
+                group.addTask {
+                    do { return (spec.id, .success(try await retry.run({ try await registry.getModel(spec.id) }))) } catch {
+                        return (spec.id, .failure(SyncFailure(error)))
+                    }
+                }
+            }
+            for _ in 0..<max(1, manifest.store.concurrency) { addNext() }
+            while let (id, result) = await group.next() {
+                records[id] = result
+                addNext()
+            }
+        }
+        var models: [PinnedArtifact] = []
+        for (spec, entry) in wanted {
+            switch records[spec.id] {
+            case .success(let record)?:
+                guard record.version == entry.version, record.sha256 == entry.sha256 else {
+                    problems.append(Problem(modelId: spec.id, message: "the registry's record (\(record.version)) disagrees with its catalog (\(entry.version)); it is being updated, try again shortly"))
+                    continue
+                }
+                let status = record.lifecycle.status
+                if status == .sunset {
+                    problems.append(Problem(modelId: spec.id, message: "\(entry.version) is sunset and can no longer be downloaded; move to its successor"))
+                    continue
+                }
+                guard manifest.policies.allowedStatuses.contains(status) else {
+                    let allowed = manifest.policies.allowedStatuses.map(\.rawValue).joined(separator: ", ")
+                    problems.append(Problem(modelId: spec.id, message: "\(entry.version) is \(status); the policies accept \(allowed)"))
+                    continue
+                }
+                models.append(PinnedArtifact(modelId: spec.id, version: entry.version, size: entry.size, sha256: entry.sha256, record: ArtifactFacts(record)))
+            case .failure(let failure)?:
+                problems.append(Problem(modelId: spec.id, message: "its registry record could not be fetched: \(failure.message)"))
+            case nil:
+                problems.append(Problem(modelId: spec.id, message: "its registry record was not fetched"))
+            }
+        }
+        return (LockFile(models: models), problems)
+    }
+
+    /// Why `entry` does not satisfy `spec`, or nil.
+    static func unsatisfied(_ spec: ModelSpec, by entry: ModelEntry) -> String? {
+        if !spec.version.isSatisfied(by: entry.version) {
+            return "the registry serves \(entry.version), which does not satisfy \(spec.version)"
+        }
+        if let sha = spec.sha256, sha != entry.sha256 {
+            return "the registry serves \(entry.version) with sha256 \(entry.sha256.prefix(12))…, not the pinned \(sha.prefix(12))…"
+        }
+        return nil
+    }
+}

@@ -1,0 +1,72 @@
+import Foundation
+import ManashikiSync
+
+/// `manashiki-sync export DIR`: write the store's verified models (or the manifest's, or the
+/// lock's) into a content-addressed bundle. No network, no key.
+public struct ExportCommand: Sendable {
+    /// The context.
+    public let context: CommandContext
+    /// The export options.
+    public let options: ExportOptions
+
+    /// Creates the command.
+    public init(context: CommandContext, options: ExportOptions) {
+        self.context = context
+        self.options = options
+    }
+
+    /// Runs it: 0 everything selected is in the bundle, 3 some models could not be exported,
+    /// 1 none could (or the bundle or store is unusable), 2 usage/manifest/lock error.
+    public func run() async -> ExitCode {
+        let cwd = context.console.currentDirectory
+        let store: URL, manifest: Manifest?
+        do { (store, manifest) = try ManifestLoader.store(context.global, currentDirectory: cwd) } catch {
+            return context.report(error, command: "export")
+        }
+        let selection: BundleExporter.Selection
+        switch options.selection {
+        case .store: selection = .store
+        case .manifest:
+            guard let manifest else {
+                context.console.error("--select manifest needs the manifest: pass --manifest PATH")
+                return .usage
+            }
+            selection = .models(manifest.models.map(\.id))
+        case .lock:
+            do { selection = .artifacts(try LockFile.read(ManifestLoader.lockURL(context.global, currentDirectory: cwd)).models) } catch {
+                context.console.error("\(error)")
+                return .usage
+            }
+        }
+        let bundle = BundleLayout(directory: KeyLoader.resolve(options.directory, against: cwd))
+        let report: BundleExporter.Report
+        do {
+            report = try BundleExporter.export(store: StoreLayout(directory: store), to: bundle, selection: selection)
+        } catch {
+            context.console.error("\(error)")
+            summary(outcome: "failed", code: .failure, bundle: bundle, report: nil, error: "\(error)")
+            return .failure
+        }
+        report.failures.forEach { context.console.error($0.description) }
+        let exported = report.copied.count + report.present.count
+        let code: ExitCode = report.failures.isEmpty ? .success : exported > 0 ? .partialFailure : .failure
+        if context.global.json {
+            summary(outcome: code == .success ? "exported" : code == .partialFailure ? "partial-failure" : "failed", code: code, bundle: bundle, report: report, error: nil)
+        } else if context.global.verbosity > .quiet {
+            context.console.line("exported \(exported) model(s) to \(bundle.directory.path): \(report.copied.count) copied (\(ByteFormat.bytes(report.bytesCopied))), \(report.present.count) already there; the index lists \(report.index.models.count) artifact(s)")
+        }
+        return code
+    }
+
+    private func summary(outcome: String, code: ExitCode, bundle: BundleLayout, report: BundleExporter.Report?, error: String?) {
+        guard context.global.json else { return }
+        func fields(_ a: PinnedArtifact) -> [String: Any?] { ["modelId": a.modelId, "version": a.version, "sha256": a.sha256, "bytes": a.size] }
+        JSONEventWriter(console: context.console).emit("summary", [
+            "command": "export", "outcome": outcome, "exitCode": Int(code.rawValue), "exitName": code.name,
+            "bundle": bundle.directory.path, "copied": (report?.copied ?? []).map(fields), "present": (report?.present ?? []).map(fields),
+            "failures": (report?.failures ?? []).map { ["modelId": $0.modelId, "message": TextSanitizer.oneLine($0.message)] as [String: Any?] },
+            "bytesCopied": report?.bytesCopied ?? 0, "indexEntries": report?.index.models.count ?? 0,
+            "error": error.map { JSONEventWriter.errorFields(message: $0, hint: nil, kind: "terminal") },
+        ])
+    }
+}

@@ -1,0 +1,111 @@
+import Foundation
+import Manashiki
+import ManashikiSync
+
+/// `manashiki-sync lock`: resolve the manifest against the registry's catalog and write
+/// `manashiki.lock.json` beside it; `lock --check` compares an existing lock with the manifest
+/// and the catalog and writes nothing (for CI).
+public struct LockCommand: Sendable {
+    /// The context.
+    public let context: CommandContext
+    /// The lock options.
+    public let options: LockOptions
+
+    /// Creates the command.
+    public init(context: CommandContext, options: LockOptions) {
+        self.context = context
+        self.options = options
+    }
+
+    /// Runs it. `lock`: 0 written, 1 some model cannot be locked (nothing written) or the
+    /// registry is unreachable, 2 usage/manifest/key error. `lock --check`: 0 up to date,
+    /// 10 the lock differs from the manifest or the catalog, 1 registry unreachable,
+    /// 2 usage/manifest/key/lock error.
+    public func run() async -> ExitCode {
+        let cwd = context.console.currentDirectory
+        let manifest: Manifest
+        do { manifest = try ManifestLoader.load(context.global, currentDirectory: cwd) } catch {
+            return context.report(error, command: "lock")
+        }
+        let lockURL = ManifestLoader.lockURL(context.global, currentDirectory: cwd)
+        var existing: LockFile?
+        if options.check {
+            do { existing = try LockFile.read(lockURL) } catch {
+                context.console.error("\(error)")
+                emit(outcome: "lock-error", code: .usage, lockURL: lockURL, differences: [], error: "\(error)")
+                return .usage
+            }
+        }
+        let key: LoadedKey
+        do { key = try context.loadKey(manifest: manifest) } catch { return context.report(error, command: "lock") }
+        let registry: ManashikiClient
+        do {
+            registry = try ManashikiClient(apiKey: key.value, baseURL: manifest.registry.baseURL, storageDirectory: manifest.storeDirectory)
+        } catch {
+            context.console.error("cannot use the registry settings: \(SyncFailure(error).description)")
+            return .usage
+        }
+        let retry = RetryPolicy(maxAttempts: manifest.policies.maxAttempts, maxRetryAfter: .seconds(manifest.policies.maxRetryAfterSeconds))
+        if let existing { return await check(existing, manifest: manifest, registry: registry, retry: retry, lockURL: lockURL) }
+
+        let lock: LockFile, problems: [LockResolver.Problem]
+        do { (lock, problems) = try await LockResolver.resolve(manifest, registry: registry, retry: retry) } catch {
+            return unreachable(error, lockURL: lockURL)
+        }
+        guard problems.isEmpty else {
+            problems.forEach { context.console.error($0.description) }
+            context.console.error("the lock was not written: \(problems.count) model(s) cannot be locked — fix the manifest or wait for the registry, then run `manashiki-sync lock` again")
+            emit(outcome: "cannot-lock", code: .failure, lockURL: lockURL, differences: problems.map { ($0.modelId, $0.message) }, error: nil)
+            return .failure
+        }
+        do { try lock.write(to: lockURL) } catch {
+            let advice = ErrorAdvice.text(for: SyncFailure(error))
+            context.console.error(ErrorAdvice.line(modelId: nil, what: advice.what, todo: advice.todo))
+            emit(outcome: "failed", code: .failure, lockURL: lockURL, differences: [], error: advice.what)
+            return .failure
+        }
+        if context.global.json {
+            emit(outcome: "locked", code: .success, lockURL: lockURL, differences: [], error: nil, models: lock.models)
+        } else if context.global.verbosity > .quiet {
+            context.console.line("locked \(lock.models.count) model(s) in \(lockURL.path)")
+            if context.global.verbosity == .verbose {
+                lock.models.forEach { context.console.line("  \($0.modelId) \($0.version) sha256 \($0.sha256.prefix(12))… \(ByteFormat.bytes($0.size))") }
+            }
+        }
+        return .success
+    }
+
+    private func check(_ lock: LockFile, manifest: Manifest, registry: ManashikiClient, retry: RetryPolicy, lockURL: URL) async -> ExitCode {
+        let catalog: [ModelEntry]
+        do { catalog = try await retry.run({ try await registry.listModels() }) } catch { return unreachable(error, lockURL: lockURL) }
+        let differences = LockDrift.manifestDifferences(lock, manifest) + LockDrift.catalogDifferences(lock, catalog)
+        if differences.isEmpty {
+            emit(outcome: "up-to-date", code: .success, lockURL: lockURL, differences: [], error: nil)
+            if !context.global.json && context.global.verbosity > .quiet {
+                context.console.line("\(lockURL.lastPathComponent) is up to date: \(lock.models.count) model(s) match the manifest and the catalog")
+            }
+            return .success
+        }
+        differences.forEach { context.console.error($0.description) }
+        emit(outcome: "out-of-date", code: .changesPending, lockURL: lockURL, differences: differences.map { ($0.modelId, $0.message) }, error: nil)
+        return .changesPending
+    }
+
+    private func unreachable(_ error: any Error, lockURL: URL) -> ExitCode {
+        let advice = ErrorAdvice.text(for: SyncFailure(error))
+        context.console.error(ErrorAdvice.line(modelId: nil, what: advice.what, todo: advice.todo))
+        emit(outcome: "failed", code: .failure, lockURL: lockURL, differences: [], error: advice.what)
+        return .failure
+    }
+
+    private func emit(outcome: String, code: ExitCode, lockURL: URL, differences: [(String, String)], error: String?, models: [PinnedArtifact] = []) {
+        guard context.global.json else { return }
+        JSONEventWriter(console: context.console).emit("summary", [
+            "command": options.check ? "lock --check" : "lock", "outcome": outcome, "exitCode": Int(code.rawValue), "exitName": code.name,
+            "lockFile": lockURL.path,
+            "models": models.map { ["modelId": $0.modelId, "version": $0.version, "sha256": $0.sha256, "bytes": $0.size] as [String: Any?] },
+            "differences": differences.map { ["modelId": $0.0, "message": TextSanitizer.oneLine($0.1)] as [String: Any?] },
+            "error": error.map { JSONEventWriter.errorFields(message: $0, hint: nil, kind: "terminal") },
+        ])
+    }
+}

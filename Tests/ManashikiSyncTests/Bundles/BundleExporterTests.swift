@@ -1,0 +1,101 @@
+import Foundation
+import ManashikiCore
+import Manashiki
+import Testing
+@testable import ManashikiSync
+
+@Suite("Bundle export")
+struct BundleExporterTests {
+    /// A store with two recorded models, written by hand.
+    static func store(_ contents: [String: String]) throws -> TestStore {
+        let store = TestStore()
+        try store.layout.prepare()
+        var state = StoreState()
+        for (id, text) in contents {
+            store.write(id, text)
+            let identity = try #require(FileIdentity.of(store.file(id)))
+            let facts = ArtifactFacts(visibility: .public, lifecycle: ModelLifecycle(status: .production),
+                                      compatibility: ModelCompatibility(platforms: [.linux]))
+            state.models[id] = StoreState.Installed(version: "1.0.0", sha256: SHA256Hasher.hash(Data(text.utf8)).hex,
+                                                    size: Int64(text.utf8.count), identity: identity, record: facts)
+        }
+        try StateFile.write(state, to: store.layout)
+        return store
+    }
+
+    static func bundleDirectory() -> BundleLayout {
+        BundleLayout(directory: FileManager.default.temporaryDirectory.appendingPathComponent("bundle-\(UUID().uuidString.prefix(8))"))
+    }
+
+    @Test("exports every recorded model as blobs/sha256/<hex> with an index; a second run copies nothing")
+    func exportAndRerun() throws {
+        let store = try Self.store(["alpha": "alpha bytes", "beta": "beta bytes, longer"])
+        let bundle = Self.bundleDirectory()
+        defer { try? FileManager.default.removeItem(at: bundle.directory) }
+
+        let first = try BundleExporter.export(store: store.layout, to: bundle, selection: .store)
+        #expect(first.copied.map(\.modelId) == ["alpha", "beta"])
+        #expect(first.failures.isEmpty)
+        for artifact in first.copied {
+            let blob = try Data(contentsOf: bundle.blob(artifact.sha256))
+            #expect(SHA256Hasher.hash(blob).hex == artifact.sha256)
+            #expect(artifact.record?.compatibility.platforms == [.linux])
+        }
+        let index = try BundleIndex.read(bundle)
+        #expect(index.models.map(\.modelId) == ["alpha", "beta"])
+        let leftovers = try FileManager.default.contentsOfDirectory(atPath: bundle.blobDirectory.path).filter { $0.hasPrefix(".") }
+        #expect(leftovers.isEmpty)
+
+        let second = try BundleExporter.export(store: store.layout, to: bundle, selection: .store)
+        #expect(second.copied.isEmpty)
+        #expect(second.present.count == 2)
+        #expect(second.bytesCopied == 0)
+        #expect(try BundleIndex.read(bundle) == index)
+    }
+
+    @Test("a store file that no longer matches its record is not exported, and no temporary file stays")
+    func damagedFileNotExported() throws {
+        let store = try Self.store(["alpha": "alpha bytes", "beta": "beta bytes"])
+        store.write("beta", "BETA bytes") // same size, other content
+        let bundle = Self.bundleDirectory()
+        defer { try? FileManager.default.removeItem(at: bundle.directory) }
+
+        let report = try BundleExporter.export(store: store.layout, to: bundle, selection: .store)
+        #expect(report.copied.map(\.modelId) == ["alpha"])
+        #expect(report.failures.map(\.modelId) == ["beta"])
+        #expect(report.failures.first?.message.contains("verify --repair") == true)
+        let names = try FileManager.default.contentsOfDirectory(atPath: bundle.blobDirectory.path)
+        #expect(names == [report.copied[0].sha256])
+        #expect(try BundleIndex.read(bundle).models.map(\.modelId) == ["alpha"])
+    }
+
+    @Test("a bundle whose index is of a newer format is refused and left untouched")
+    func newerIndexUntouched() throws {
+        let store = try Self.store(["alpha": "alpha bytes"])
+        let bundle = Self.bundleDirectory()
+        defer { try? FileManager.default.removeItem(at: bundle.directory) }
+        try FileManager.default.createDirectory(at: bundle.directory, withIntermediateDirectories: true)
+        let future = Data(#"{"formatVersion": 9, "models": []}"#.utf8)
+        try future.write(to: bundle.indexFile)
+        #expect(throws: ArtifactFileError.self) { try BundleExporter.export(store: store.layout, to: bundle, selection: .store) }
+        #expect(try Data(contentsOf: bundle.indexFile) == future)
+    }
+
+    @Test("a lock's selection exports exactly the locked artifacts and reports what the store lacks")
+    func lockSelection() throws {
+        let store = try Self.store(["alpha": "alpha bytes", "beta": "beta bytes"])
+        let state = try #require(store.readState())
+        let bundle = Self.bundleDirectory()
+        defer { try? FileManager.default.removeItem(at: bundle.directory) }
+        let alpha = try #require(state.models["alpha"])
+        let locked = [
+            PinnedArtifact(modelId: "alpha", version: "1.0.0", size: alpha.size, sha256: alpha.sha256),
+            PinnedArtifact(modelId: "beta", version: "0.9.0", size: 3, sha256: String(repeating: "0", count: 64)),
+        ]
+        let report = try BundleExporter.export(store: store.layout, to: bundle, selection: .artifacts(locked))
+        #expect(report.copied.map(\.modelId) == ["alpha"])
+        #expect(report.copied.first?.record != nil) // facts taken from the store when the lock has none
+        #expect(report.failures.map(\.modelId) == ["beta"])
+        #expect(report.failures.first?.message.contains("sync --locked") == true)
+    }
+}
