@@ -1,4 +1,5 @@
 import Foundation
+import ManashikiCore
 
 /// One bandwidth budget shared by every download that holds it: a token bucket that refills
 /// at `bytesPerSecond` and holds at most `burstBytes`.

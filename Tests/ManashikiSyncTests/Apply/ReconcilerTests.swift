@@ -170,8 +170,9 @@ struct ReconcilerTests {
         let report = await Fixture.reconciler(store, registry, [ModelSpec(id: "a")], options: options).run { e in events.withLock { $0.append(e) } }
         #expect(report.outcome == .changed)
         #expect(registry.calls("download a").count == 3)
-        // Retry-After 600 s capped to 60 s; then 2 s backoff (attempt 2) with +25 % jitter.
-        #expect(sleeps.sleeps == [.seconds(60), .milliseconds(2500)])
+        // Retry-After 600 s capped to 60 s, spread by half of 50 % (random 0.5); then 2 s
+        // backoff (attempt 2) with +25 % jitter.
+        #expect(sleeps.sleeps == [.seconds(75), .milliseconds(2500)])
         let retrying = events.current.filter { if case .retrying = $0 { return true } else { return false } }
         #expect(retrying.count == 2)
     }

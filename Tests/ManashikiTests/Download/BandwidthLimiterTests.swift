@@ -1,6 +1,7 @@
 import Foundation
 import Testing
 import Manashiki
+import ManashikiCore
 import ManashikiRegistry
 
 /// The shared bandwidth limiter on an injected clock: no test sleeps or reads the wall clock.
