@@ -13,12 +13,12 @@ public struct ConfigurationError: Error, Sendable {
 public enum ManifestLoader {
     /// The manifest file's URL.
     public static func url(_ global: GlobalOptions, currentDirectory: URL) -> URL {
-        KeyLoader.resolve(global.manifestPath, against: currentDirectory)
+        PathResolver.resolve(global.manifestPath, against: currentDirectory)
     }
 
     /// The lock file's URL: `--lock-file`, else `manashiki.lock.json` beside the manifest.
     public static func lockURL(_ global: GlobalOptions, currentDirectory: URL) -> URL {
-        if let path = global.lockFile { return KeyLoader.resolve(path, against: currentDirectory) }
+        if let path = global.lockFile { return PathResolver.resolve(path, against: currentDirectory) }
         return LockFile.url(besideManifest: url(global, currentDirectory: currentDirectory))
     }
 
@@ -41,7 +41,7 @@ public enum ManifestLoader {
                                      problems: [ManifestProblem(path: "", message: "cannot read the manifest")])
         }
         if let store = global.storeDirectory {
-            manifest.store.directory = KeyLoader.resolve(store, against: currentDirectory).path
+            manifest.store.directory = PathResolver.resolve(store, against: currentDirectory).path
         }
         if let n = sync.concurrency { manifest.store.concurrency = n }
         if let n = sync.maxDeletes { manifest.store.prune.maxDeletes = n }
@@ -56,7 +56,7 @@ public enum ManifestLoader {
     public static func store(_ global: GlobalOptions, currentDirectory: URL) throws(ConfigurationError) -> (URL, Manifest?) {
         let file = url(global, currentDirectory: currentDirectory)
         if let store = global.storeDirectory, !global.manifestGiven, !FileManager.default.fileExists(atPath: file.path) {
-            return (KeyLoader.resolve(store, against: currentDirectory), nil)
+            return (PathResolver.resolve(store, against: currentDirectory), nil)
         }
         let manifest = try load(global, currentDirectory: currentDirectory)
         return (manifest.storeDirectory, manifest)

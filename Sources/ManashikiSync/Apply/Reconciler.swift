@@ -75,8 +75,13 @@ public struct Reconciler: Sendable {
     /// - Throws: `SyncFailure` when the key source is missing; `APIError.invalidAPIKey`.
     public init(manifest: Manifest, apiKey: String? = nil, transport: any HTTPTransport = URLSessionTransport(),
                 options: Options = Options()) throws {
-        let key = try apiKey ?? SecretResolver(environment: options.environment, baseDirectory: manifest.baseDirectory)
-            .apiKey(manifest.registry.apiKey)
+        let key: String
+        if let apiKey { key = apiKey } else {
+            do {
+                key = try SecretResolver(environment: options.environment, baseDirectory: manifest.baseDirectory)
+                    .apiKey(manifest.registry.apiKey).value
+            } catch { throw SyncFailure(kind: .terminal, message: error.message) }
+        }
         let client = try ManashikiClient(apiKey: key, baseURL: manifest.registry.baseURL, transport: transport,
                                          storageDirectory: manifest.storeDirectory)
         self.init(manifest: manifest, registry: client, options: options)
@@ -86,7 +91,7 @@ public struct Reconciler: Sendable {
     /// be called from several tasks at once, so keep it quick and thread-safe).
     public func run(onEvent: (@Sendable (SyncEvent) -> Void)? = nil) async -> SyncReport {
         let emit = onEvent ?? { _ in }
-        let report = await SyncRun(reconciler: self, emit: emit).perform()
+        let report = await SyncRun(manifest: manifest, registry: registry, options: options, retry: retryPolicy, emit: emit).perform()
         emit(.finished(report))
         return report
     }

@@ -23,13 +23,6 @@ public struct SyncEnvironment: Sendable {
 
     /// This process's environment, real files and real commands.
     public static var process: SyncEnvironment { SyncEnvironment(variables: ProcessInfo.processInfo.environment) }
-
-    /// `text` less one trailing newline (`\n` or `\r\n`), as secret files and commands print it.
-    static func chompingOneNewline(_ text: String) -> String {
-        if text.hasSuffix("\r\n") { return String(text.dropLast(2)) }
-        if text.hasSuffix("\n") { return String(text.dropLast()) }
-        return text
-    }
 }
 
 /// Runs a command and captures its standard output (macOS and Linux; elsewhere it fails).

@@ -46,7 +46,7 @@ public struct SyncReport: Sendable, Equatable {
         return !failures.isEmpty && !blocked && failures.allSatisfy(\.isRetryable)
     }
 
-    /// A one-line summary: `changed: 2 installed, 1 replaced, 0 failed`.
+    /// A one-line summary: `changed: 2 installed, 1 replaced, 0 pruned, 0 skipped, 0 failed, 0 blocked`.
     public var summary: String {
         func count(_ match: (ModelResult.Status) -> Bool) -> Int { results.filter { match($0.status) }.count }
         let installed = count { if case .installed = $0 { return true } else { return false } }
@@ -54,7 +54,8 @@ public struct SyncReport: Sendable, Equatable {
         let pruned = count { $0 == .pruned }
         let failed = count { if case .failed = $0 { return true } else { return false } }
         let blocked = count { $0 == .blocked }
-        var text = "\(outcome.rawValue): \(installed) installed, \(replaced) replaced, \(pruned) pruned, \(failed) failed, \(blocked) blocked"
+        let skipped = count { $0 == .skipped }
+        var text = "\(outcome.rawValue): \(installed) installed, \(replaced) replaced, \(pruned) pruned, \(skipped) skipped, \(failed) failed, \(blocked) blocked"
         if let runFailure { text += " — \(runFailure)" }
         return text
     }

@@ -27,13 +27,16 @@ final class SyncRun: Sendable {
     /// with each install, for `export`).
     let plannedRecords = Locked<[String: ModelRecord]>([:])
 
-    init(reconciler: Reconciler, emit: @escaping @Sendable (SyncEvent) -> Void) {
-        manifest = reconciler.manifest
-        registry = reconciler.registry
-        options = reconciler.options
-        retry = reconciler.retryPolicy
-        layout = StoreLayout(directory: reconciler.manifest.storeDirectory)
-        resolver = SecretResolver(environment: reconciler.options.environment, baseDirectory: reconciler.manifest.baseDirectory)
+    /// A run of `manifest` against `registry`; secrets come from `options.environment`, paths
+    /// resolve against the manifest's directory.
+    init(manifest: Manifest, registry: any RegistryClient, options: Reconciler.Options, retry: RetryPolicy,
+         emit: @escaping @Sendable (SyncEvent) -> Void) {
+        self.manifest = manifest
+        self.registry = registry
+        self.options = options
+        self.retry = retry
+        layout = StoreLayout(directory: manifest.storeDirectory)
+        resolver = SecretResolver(environment: options.environment, baseDirectory: manifest.baseDirectory)
         self.emit = emit
     }
 
@@ -50,6 +53,9 @@ final class SyncRun: Sendable {
             return SyncReport(outcome: .failed, runFailure: SyncFailure(kind: .terminal,
                 message: "the registry client installs into \(registry.storageDirectory.path) but the manifest's store is \(layout.directory.path)"))
         }
+        // A plan changes nothing: on a store that has never been synced (no lock file) there is
+        // nothing to protect, and taking the lock would create `.manashiki/`.
+        if options.dryRun && !FileManager.default.fileExists(atPath: layout.lockFile.path) { return await locked() }
         let lock: StoreLock?
         do {
             lock = try await StoreLock.acquire(layout, timeout: options.lockTimeout, pollInterval: options.lockPollInterval, sleep: options.sleep)
@@ -67,7 +73,7 @@ final class SyncRun: Sendable {
 
     /// Everything that happens while holding the lock.
     private func locked() async -> SyncReport {
-        let cleaned = LeftoverCleaner.clean(layout)
+        let cleaned = options.dryRun ? [] : LeftoverCleaner.clean(layout)
         if !cleaned.isEmpty { emit(.cleanedLeftovers(cleaned)) }
         var warnings: [String] = []
         var initial = StoreState()
@@ -375,7 +381,9 @@ final class SyncRun: Sendable {
         if problems.isEmpty { return results.contains(where: \.changedStore) ? .changed : .inSync }
         let succeeded = results.contains { r in
             switch r.status {
-            case .unchanged, .installed, .replaced, .verified, .pruned, .skipped: return true
+            // Skipped entries do not apply: a run whose every applicable model failed or is
+            // blocked applied nothing.
+            case .unchanged, .installed, .replaced, .verified, .pruned: return true
             default: return false
             }
         }

@@ -9,8 +9,10 @@ public enum KeySource: Sendable, Hashable, CustomStringConvertible {
     /// manifest's directory; `~/` against the home directory.
     case file(String)
 
+    /// The variable read by default: `MANASHIKI_API_KEY`.
+    public static let defaultVariable = "MANASHIKI_API_KEY"
     /// `MANASHIKI_API_KEY`, the default.
-    public static let `default` = KeySource.environment("MANASHIKI_API_KEY")
+    public static let `default` = KeySource.environment(defaultVariable)
 
     /// Where the key comes from, never the key.
     public var description: String {

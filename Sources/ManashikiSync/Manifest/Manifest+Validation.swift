@@ -14,7 +14,7 @@ struct ManifestValidator {
     static let deviceKeys = ["platform", "osVersion", "memoryMB", "diskMB"]
     static let policyKeys = ["lifecycle", "checkCompatibility", "retry", "downloadTimeoutSeconds", "maxBytesPerSecond"]
     static let retryKeys = ["maxAttempts", "maxRetryAfterSeconds"]
-    static let modelKeys = ["id", "version", "sha256", "platforms", "session"]
+    static let modelKeys = ["id", "version", "sha256", "platforms", "session", "optional"]
     static let keySourceKeys = ["env", "file"]
     static let sessionKeys = ["env", "file", "command", "mint"]
     static let mintKeys = ["principalId", "ttlSec"]
@@ -242,6 +242,7 @@ struct ManifestValidator {
                 }
             }
             if let value = o["session"] { spec.session = sessionSource(value, at: "\(path).session") }
+            if let b = bool(o, "optional", at: path) { spec.isOptional = b }
             specs.append(spec)
         }
         return specs

@@ -77,22 +77,11 @@ public struct Manifest: Sendable, Hashable, Decodable {
     /// default (`ManashikiClient.defaultStorageDirectory`).
     public var storeDirectory: URL {
         guard let path = store.directory else { return ManashikiClient.defaultStorageDirectory }
-        return Manifest.resolve(path, against: baseDirectory)
+        return PathResolver.resolve(path, against: baseDirectory)
     }
 
     /// `metrics.file` resolved against `baseDirectory`, or nil when the manifest names none.
-    public var metricsFile: URL? { metrics.file.map { Manifest.resolve($0, against: baseDirectory) } }
-
-    /// Resolves a manifest path: absolute, `~/…`, or relative to `base` (or the current directory).
-    static func resolve(_ path: String, against base: URL?) -> URL {
-        if path.hasPrefix("/") { return URL(fileURLWithPath: path).standardizedFileURL }
-        if path == "~" || path.hasPrefix("~/") {
-            let home = URL(fileURLWithPath: NSHomeDirectory(), isDirectory: true)
-            return home.appendingPathComponent(String(path.dropFirst(2))).standardizedFileURL
-        }
-        let root = base ?? URL(fileURLWithPath: FileManager.default.currentDirectoryPath, isDirectory: true)
-        return root.appendingPathComponent(path).standardizedFileURL
-    }
+    public var metricsFile: URL? { metrics.file.map { PathResolver.resolve($0, against: baseDirectory) } }
 }
 
 /// The registry a manifest syncs from.

@@ -18,15 +18,21 @@ public struct ModelSpec: Sendable, Hashable {
     public var platforms: [Platform]?
     /// Where the session token comes from, for private models.
     public var session: SessionSource?
+    /// Whether the model may be absent (`"optional": true`): when the run cannot deliver it
+    /// (unknown id, unsatisfiable version, lifecycle, device…) it is skipped with a warning
+    /// instead of blocking the run. Default false: a required model that cannot be delivered
+    /// is `blocked` and the run fails.
+    public var isOptional: Bool
 
     /// Creates a spec.
     public init(id: String, version: VersionRequirement = .latest, sha256: String? = nil,
-                platforms: [Platform]? = nil, session: SessionSource? = nil) {
+                platforms: [Platform]? = nil, session: SessionSource? = nil, isOptional: Bool = false) {
         self.id = id
         self.version = version
         self.sha256 = sha256
         self.platforms = platforms
         self.session = session
+        self.isOptional = isOptional
     }
 
     /// Whether the entry applies to a device of `platform`.

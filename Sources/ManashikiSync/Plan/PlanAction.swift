@@ -32,24 +32,18 @@ public enum ReplaceCause: Sendable, Hashable {
 }
 
 /// Why a model is left alone.
+///
+/// Only entries that do not apply are skipped: a required model the run cannot deliver is
+/// `.blocked` (and fails the run), never skipped.
 public enum SkipCause: Sendable, Hashable {
     /// The entry does not apply to this device's platform.
     case filteredOut
-    /// The model cannot run on the device (each reason in words).
-    case incompatible([String])
-    /// The model's lifecycle status is not accepted by the policies.
-    case lifecycle(LifecycleStatus)
-    /// The model is sunset.
-    case sunset
-    /// Neither the catalog's current version nor the installed one meets the pin.
-    case pinUnsatisfiable
-    /// The catalog serves an older version than the installed one and the manifest does not pin it exactly.
-    case rollbackRefused(installed: String, catalog: String)
-    /// The catalog does not list the model.
-    case notInCatalog
+    /// The manifest marks the entry `"optional": true` and the run cannot deliver it (the cause
+    /// says why; for a required entry the same cause blocks the run).
+    case optional(BlockCause)
 }
 
-/// Why an action cannot run until someone does something.
+/// Why a model cannot be delivered, or an action cannot run, until someone does something.
 public enum BlockCause: Sendable, Hashable {
     /// A private model with no usable session source.
     case sessionUnavailable(String)
@@ -59,6 +53,21 @@ public enum BlockCause: Sendable, Hashable {
     case pruneLimit(count: Int, max: Int)
     /// Pruning with an empty model list needs `allowEmptyManifest` or a forced run.
     case emptyManifest
+    /// The catalog does not list the model (a wrong id, or a key of another organisation).
+    case notInCatalog
+    /// The catalog lists the model with an invalid entry (the text says which field).
+    case invalidCatalogEntry(String)
+    /// Neither the catalog's current version nor the installed one meets the version or pin.
+    case pinUnsatisfiable
+    /// The catalog serves an older version than the installed one and the manifest does not pin it exactly.
+    case rollbackRefused(installed: String, catalog: String)
+    /// The model's lifecycle status is not accepted by the policies.
+    case lifecycle(LifecycleStatus)
+    /// The model is sunset.
+    case sunset
+    /// The model cannot run on the device (each reason in words).
+    case incompatible([String])
+
 }
 
 /// What the plan does with one model.

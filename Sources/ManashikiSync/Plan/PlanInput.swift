@@ -23,6 +23,9 @@ public struct PlanInput: Sendable, Hashable {
     }
     /// `catalog` by model id, so planning stays linear in the number of models.
     private(set) var catalogIndex: [String: ModelEntry]
+    /// Catalog entries the registry sent but that are invalid (bad size or digest), by model
+    /// id, with what is wrong: such a model is blocked, every other model syncs.
+    public var invalidCatalogEntries: [String: String]
     /// Registry records by model id, for the catalog's current versions (cached or fetched).
     public var records: [String: ModelRecord]
     /// Why a record could not be fetched, by model id.
@@ -37,6 +40,7 @@ public struct PlanInput: Sendable, Hashable {
 
     /// Creates an input.
     public init(manifest: Manifest, device: DeviceProfile, snapshot: StoreSnapshot, catalog: [ModelEntry],
+                invalidCatalogEntries: [String: String] = [:],
                 records: [String: ModelRecord] = [:], recordFailures: [String: String] = [:],
                 sessions: [String: SessionAvailability] = [:], freeBytes: Int64? = nil, forcePrune: Bool = false) {
         self.manifest = manifest
@@ -44,6 +48,7 @@ public struct PlanInput: Sendable, Hashable {
         self.snapshot = snapshot
         self.catalog = catalog
         self.catalogIndex = Self.index(catalog)
+        self.invalidCatalogEntries = invalidCatalogEntries
         self.records = records
         self.recordFailures = recordFailures
         self.sessions = sessions

@@ -26,8 +26,8 @@ public enum Planner {
     public static func plan(_ input: PlanInput) -> Plan {
         var items: [PlanItem] = input.manifest.models.map { spec in
             switch preliminary(spec, input) {
-            case .final(let item): return item
-            case .needsRecord(let target, let kind): return finish(spec, target: target, kind: kind, input)
+            case .final(let item): return optionalSkip(item, spec)
+            case .needsRecord(let target, let kind): return optionalSkip(finish(spec, target: target, kind: kind, input), spec)
             }
         }
         items += prunes(input)
@@ -102,14 +102,18 @@ public enum Planner {
         }
         let wanted = spec.sha256.map { "\(spec.version) with sha256 \($0.prefix(12))…" } ?? "\(spec.version)"
         func unsatisfiable(_ entry: ModelEntry, keeping: String?) -> Preliminary {
-            let keep = keeping.map { "; keeping the installed \($0)" } ?? ""
-            return .final(PlanItem(modelId: id, action: .skip(.pinUnsatisfiable),
+            let keep = keeping.map { "; the installed \($0) does not satisfy it either and stays" } ?? ""
+            return .final(PlanItem(modelId: id, action: .blocked(.pinUnsatisfiable),
                                    reason: "the registry serves \(entry.version) (sha256 \(entry.sha256.prefix(12))…), which does not satisfy \(wanted)\(keep)"))
         }
         func notInCatalog(keeping: String?) -> Preliminary {
-            let keep = keeping.map { "; keeping the installed \($0)" } ?? ""
-            return .final(PlanItem(modelId: id, action: .skip(.notInCatalog),
-                                   reason: "the registry's catalog does not list this model (check the id and the key's organisation)\(keep)"))
+            let keep = keeping.map { "; the installed \($0) does not satisfy \(wanted) and stays" } ?? ""
+            if let problem = input.invalidCatalogEntries[id] {
+                return .final(PlanItem(modelId: id, action: .blocked(.invalidCatalogEntry(problem)),
+                                       reason: "the registry's catalog entry for this model is invalid (\(problem))\(keep)"))
+            }
+            return .final(PlanItem(modelId: id, action: .blocked(.notInCatalog),
+                                   reason: "the registry's catalog does not list this model\(keep)"))
         }
 
         switch health(id, input) {
@@ -128,7 +132,11 @@ public enum Planner {
             if ok(installed.version, installed.sha256) {
                 guard let entry else {
                     var item = keep("\(installed.version) satisfies \(wanted)")
-                    item.warnings.append("the registry's catalog no longer lists this model")
+                    if let problem = input.invalidCatalogEntries[id] {
+                        item.warnings.append("the registry's catalog entry for this model is invalid (\(problem)); keeping the installed \(installed.version)")
+                    } else {
+                        item.warnings.append("the registry's catalog no longer lists this model")
+                    }
                     return .final(item)
                 }
                 if entry.version == installed.version && entry.sha256 == installed.sha256 {
@@ -147,11 +155,24 @@ public enum Planner {
             guard let entry else { return notInCatalog(keeping: installed.version) }
             guard ok(entry.version, entry.sha256) else { return unsatisfiable(entry, keeping: installed.version) }
             if isOlder(entry.version, than: installed.version), spec.version.exactVersion.map({ ModelVersion(entry.version) == $0 }) != true {
-                return .final(PlanItem(modelId: id, action: .skip(.rollbackRefused(installed: installed.version, catalog: entry.version)),
+                return .final(PlanItem(modelId: id, action: .blocked(.rollbackRefused(installed: installed.version, catalog: entry.version)),
                                        reason: "the registry serves \(entry.version), older than the installed \(installed.version); pin \"\(entry.version)\" exactly to roll back"))
             }
             return .needsRecord(entry, .replace(from: installed.version, because: .requirementChanged, fallback: nil))
         }
+    }
+
+    /// An optional entry the run cannot deliver is skipped (with a warning saying so) instead of
+    /// blocked; a record that could not be fetched stays blocked (a failure of this run, not a
+    /// property of the model).
+    static func optionalSkip(_ item: PlanItem, _ spec: ModelSpec) -> PlanItem {
+        guard spec.isOptional, case .blocked(let cause) = item.action else { return item }
+        if case .recordUnavailable = cause { return item }
+        var skipped = item
+        skipped.action = .skip(.optional(cause))
+        skipped.reason = "optional, not installed: \(item.reason)"
+        skipped.warnings.append("optional model not installed: \(item.reason)")
+        return skipped
     }
 
     static func keepItem(_ id: String, _ installed: Healthy) -> (String) -> PlanItem {
@@ -187,16 +208,16 @@ public enum Planner {
         }
         var warnings: [String] = []
         let status = record.lifecycle.status
-        if status == .sunset { return stop(.skip(.sunset), "\(entry.version) is sunset and can no longer be downloaded") }
+        if status == .sunset { return stop(.blocked(.sunset), "\(entry.version) is sunset and can no longer be downloaded") }
         guard input.manifest.policies.allowedStatuses.contains(status) else {
             let allowed = input.manifest.policies.allowedStatuses.map(\.rawValue).joined(separator: ", ")
-            return stop(.skip(.lifecycle(status)), "\(entry.version) is \(status); the policies accept \(allowed)")
+            return stop(.blocked(.lifecycle(status)), "\(entry.version) is \(status); the policies accept \(allowed)")
         }
         if status == .deprecated { warnings.append("\(entry.version) is deprecated; plan a move to its successor") }
         if input.manifest.policies.checkCompatibility {
             let freeMB = input.freeBytes.map { Int($0 / (1 << 20)) }
             let problems = input.device.incompatibilities(with: record.compatibility, freeDiskMB: freeMB)
-            if !problems.isEmpty { return stop(.skip(.incompatible(problems)), "incompatible with this device: " + problems.joined(separator: "; ")) }
+            if !problems.isEmpty { return stop(.blocked(.incompatible(problems)), "incompatible with this device: " + problems.joined(separator: "; ")) }
         }
         let isPrivate = record.visibility != .public
         if isPrivate {
@@ -237,13 +258,13 @@ public enum Planner {
         if input.manifest.models.isEmpty && !policy.allowEmptyManifest && !input.forcePrune {
             return candidates.map {
                 PlanItem(modelId: $0, action: .blocked(.emptyManifest),
-                         reason: "not deleted: the manifest lists no models (set store.prune.allowEmptyManifest or force the prune to empty the store)")
+                         reason: "not deleted: the manifest lists no models (set store.prune.allowEmptyManifest to true to empty the store; in code, Reconciler.Options.forcePrune)")
             }
         }
         if candidates.count > policy.maxDeletes && !input.forcePrune {
             return candidates.map {
                 PlanItem(modelId: $0, action: .blocked(.pruneLimit(count: candidates.count, max: policy.maxDeletes)),
-                         reason: "not deleted: \(candidates.count) files would be pruned, more than store.prune.maxDeletes (\(policy.maxDeletes)); raise it or force the prune")
+                         reason: "not deleted: \(candidates.count) files would be pruned, more than store.prune.maxDeletes (\(policy.maxDeletes)); raise it, or allow it for one run with manashiki-sync sync --max-delete \(candidates.count) (in code, Reconciler.Options.forcePrune)")
             }
         }
         return candidates.map { id in

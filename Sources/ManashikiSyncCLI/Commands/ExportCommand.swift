@@ -38,7 +38,7 @@ public struct ExportCommand: Sendable {
                 return .usage
             }
         }
-        let bundle = BundleLayout(directory: KeyLoader.resolve(options.directory, against: cwd))
+        let bundle = BundleLayout(directory: PathResolver.resolve(options.directory, against: cwd))
         let report: BundleExporter.Report
         do {
             report = try BundleExporter.export(store: StoreLayout(directory: store), to: bundle, selection: selection)

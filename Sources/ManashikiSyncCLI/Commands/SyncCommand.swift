@@ -23,7 +23,7 @@ public struct SyncCommand: Sendable {
             manifest = try ManifestLoader.load(context.global, sync: options, currentDirectory: context.console.currentDirectory)
         } catch {
             let code = context.report(error, command: "sync")
-            let store = context.global.storeDirectory.map { KeyLoader.resolve($0, against: context.console.currentDirectory) }
+            let store = context.global.storeDirectory.map { PathResolver.resolve($0, against: context.console.currentDirectory) }
             writeMetrics(metricsFile(nil)) { $0.metrics(outcome: "manifest-error", exitCode: code, store: store, started: started, finished: context.console.date()) }
             return code
         }
@@ -78,7 +78,7 @@ public struct SyncCommand: Sendable {
 
     /// `--metrics-file` (relative to the current directory), else the manifest's `metrics.file`.
     func metricsFile(_ manifest: Manifest?) -> MetricsFile? {
-        if let path = options.metricsFile { return MetricsFile(url: KeyLoader.resolve(path, against: context.console.currentDirectory)) }
+        if let path = options.metricsFile { return MetricsFile(url: PathResolver.resolve(path, against: context.console.currentDirectory)) }
         return manifest?.metricsFile.map(MetricsFile.init(url:))
     }
 

@@ -34,6 +34,19 @@ public enum ErrorAdvice {
         return (failure.description, todo)
     }
 
+    /// What is wrong with a blocked plan item and what to do; nil when it is not blocked. A
+    /// model the run cannot deliver is described by the plan's reason (which names the versions).
+    public static func text(forBlocked item: PlanItem) -> (what: String, todo: String)? {
+        guard case .blocked(let cause) = item.action else { return nil }
+        let advice = text(for: cause)
+        switch cause {
+        case .notInCatalog, .invalidCatalogEntry, .pinUnsatisfiable, .rollbackRefused, .lifecycle, .sunset, .incompatible:
+            return ("not installed: \(item.reason)", advice.todo)
+        default:
+            return advice
+        }
+    }
+
     /// What is blocked and what to do.
     public static func text(for cause: BlockCause) -> (what: String, todo: String) {
         switch cause {
@@ -48,6 +61,27 @@ public enum ErrorAdvice {
         case .emptyManifest:
             return ("the manifest lists no models, so pruning would empty the store",
                     "add models to the manifest, or set store.prune.allowEmptyManifest to true if emptying is intended")
+        case .notInCatalog:
+            return ("not installed: the registry's catalog does not list this model",
+                    "check the id in the manifest and that the API key belongs to the model's organisation; mark the entry \"optional\": true if it may be absent")
+        case .invalidCatalogEntry(let problem):
+            return ("not installed: the registry's catalog entry for this model is invalid (\(problem))",
+                    "report it to the registry's operator; the other models were synced")
+        case .pinUnsatisfiable:
+            return ("not installed: the registry does not serve a version satisfying the manifest's version or sha256 pin",
+                    "change the entry's \"version\" or \"sha256\" to what the registry serves (`manashiki-sync plan -v` shows it), or wait until it is published")
+        case .rollbackRefused(let installed, let catalog):
+            return ("not installed: the registry serves \(catalog), older than the installed \(installed), which does not satisfy the manifest",
+                    "pin \"version\": \"\(catalog)\" exactly to roll back, or change the requirement")
+        case .lifecycle(let status):
+            return ("not installed: the model is \(status), which policies.lifecycle does not accept",
+                    "add \"\(status)\" to policies.lifecycle if that is intended, or wait for a production release")
+        case .sunset:
+            return ("not installed: the model is sunset and can no longer be downloaded",
+                    "remove it from the manifest or move to its successor")
+        case .incompatible(let problems):
+            return ("not installed: incompatible with this device (\(problems.joined(separator: "; ")))",
+                    "remove the entry, restrict it with \"platforms\", or set policies.checkCompatibility to false if the device profile is wrong")
         }
     }
 

@@ -113,8 +113,7 @@ public final class JSONEventWriter: RunRenderer, @unchecked Sendable {
             "fromVersion": ResultView.fromVersion(item.action), "bytes": ResultView.bytes(item.action),
             "reason": TextSanitizer.oneLine(item.reason), "warnings": item.warnings.map(TextSanitizer.oneLine), "error": nil,
         ]
-        if case .blocked(let cause) = item.action {
-            let advice = ErrorAdvice.text(for: cause)
+        if let advice = ErrorAdvice.text(forBlocked: item) {
             fields["error"] = errorFields(message: advice.what, hint: advice.todo, kind: "terminal")
         }
         return fields

@@ -74,7 +74,7 @@ public enum ResultView {
     /// The problem a result represents (failed or blocked), as (what, todo); nil otherwise.
     public static func problem(_ result: ModelResult) -> (what: String, todo: String)? {
         if let failure = result.failure { return ErrorAdvice.text(for: failure) }
-        if result.status == .blocked, case .blocked(let cause) = result.planned.action { return ErrorAdvice.text(for: cause) }
+        if result.status == .blocked { return ErrorAdvice.text(forBlocked: result.planned) }
         return nil
     }
 

@@ -80,8 +80,7 @@ public final class ProblemReporter: RunRenderer, @unchecked Sendable {
         let report = summary.report
         if summary.dryRun, let plan = report.plan {
             for item in plan.items {
-                guard case .blocked(let cause) = item.action else { continue }
-                let advice = ErrorAdvice.text(for: cause)
+                guard let advice = ErrorAdvice.text(forBlocked: item) else { continue }
                 console.error(ErrorAdvice.line(modelId: item.modelId, what: advice.what, todo: advice.todo))
             }
         } else {

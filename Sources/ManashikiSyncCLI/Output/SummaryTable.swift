@@ -63,12 +63,12 @@ public enum SummaryTable {
         return text
     }
 
-    /// `sync: changed — 2 installed, 0 replaced, 0 pruned, 0 failed, 0 blocked; 5.0 MiB in 1.2s`.
+    /// `sync: changed — 2 installed, 0 replaced, 0 re-recorded, 0 pruned, 1 unchanged, 0 skipped, 0 failed, 0 blocked; 5.0 MiB downloaded in 1.2s`.
     public static func summaryLine(_ summary: RunSummary) -> String {
         let c = ResultView.counts(summary.report.results)
         var text = "\(summary.command): \(summary.outcome)"
         if summary.report.plan != nil && !summary.dryRun {
-            text += " — \(c["installed"]!) installed, \(c["replaced"]!) replaced, \(c["verified"]!) re-recorded, \(c["pruned"]!) pruned, \(c["unchanged"]!) unchanged, \(c["failed"]!) failed, \(c["blocked"]!) blocked"
+            text += " — \(c["installed"]!) installed, \(c["replaced"]!) replaced, \(c["verified"]!) re-recorded, \(c["pruned"]!) pruned, \(c["unchanged"]!) unchanged, \(c["skipped"]!) skipped, \(c["failed"]!) failed, \(c["blocked"]!) blocked"
             text += "; \(ByteFormat.bytes(summary.report.bytesDownloaded)) downloaded in \(ByteFormat.duration(summary.durationSeconds))"
         }
         return text

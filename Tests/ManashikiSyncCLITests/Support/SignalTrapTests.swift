@@ -9,7 +9,9 @@ import Glibc
 struct SignalTrapTests {
     /// Starts a sync whose `beta` download drips slowly, and waits until it has started.
     static func startSlowSync(_ fixture: Fixture, extra: [String] = []) async throws -> CLI.Running {
-        fixture.registry.setFault(.slowDrip(chunkBytes: 1024, intervalMilliseconds: 100), modelId: "beta", endpoint: .storage)
+        // 128 KiB at 1 KiB per 250 ms: half a minute, so the download is still in flight when a
+        // starved test task gets to send its signal (the test itself ends at the signal).
+        fixture.registry.setFault(.slowDrip(chunkBytes: 1024, intervalMilliseconds: 250), modelId: "beta", endpoint: .storage)
         let running = try fixture.start(["sync", "--json"] + extra)
         // A progress line for beta that is not its last: the download is under way.
         let started = await running.waitForOutput { text in

@@ -91,7 +91,7 @@ struct ReconcilerTests {
         let registry = FakeRegistry(storageDirectory: store.url)
         registry.publish("a", "1.0.0")
         registry.publish("watch-only", "2.0.0", platforms: [.watchos])
-        let reconciler = Fixture.reconciler(store, registry, [ModelSpec(id: "a"), ModelSpec(id: "watch-only")])
+        let reconciler = Fixture.reconciler(store, registry, [ModelSpec(id: "a"), ModelSpec(id: "watch-only", isOptional: true)])
         let first = await reconciler.run()
         #expect(first["watch-only"]?.status == .skipped)
         #expect(store.readState()?.records.keys.sorted() == ["watch-only@2.0.0"])
@@ -341,12 +341,18 @@ struct ReconcilerTests {
         registry.publish("staging", "1.0.0", status: .staging)
         registry.publish("big", "1.0.0", minRamMb: 1 << 20)
         registry.publish("ok", "1.0.0", platforms: [.linux])
-        let specs = [ModelSpec(id: "mac-only", platforms: [.macos]), ModelSpec(id: "staging"), ModelSpec(id: "big"), ModelSpec(id: "ok")]
+        let specs = [ModelSpec(id: "mac-only", platforms: [.macos]), ModelSpec(id: "staging", isOptional: true),
+                     ModelSpec(id: "big", isOptional: true), ModelSpec(id: "ok")]
         let report = await Fixture.reconciler(store, registry, specs).run()
         #expect(report.outcome == .changed)
         #expect(report.results.map(\.status) == [.skipped, .skipped, .skipped, .installed(version: "1.0.0")])
         #expect(registry.calls("get").sorted() == ["get big", "get ok", "get staging"])
         #expect(registry.calls("download") == ["download ok"])
+        // Required, the same two block the run: the manifest asks for models it does not get.
+        let required = [ModelSpec(id: "mac-only", platforms: [.macos]), ModelSpec(id: "staging"), ModelSpec(id: "big"), ModelSpec(id: "ok")]
+        let strict = await Fixture.reconciler(store, registry, required).run()
+        #expect(strict.outcome == .partialFailure)
+        #expect(strict.results.map(\.status) == [.skipped, .blocked, .blocked, .unchanged(version: "1.0.0")])
     }
 
     @Test("events stream the plan, progress and results and end with the report")

@@ -23,7 +23,7 @@ struct DevelopmentRegistryTests {
 
     func manifest(_ registry: DevelopmentRegistry, _ store: TestStore, session: SessionSource?) -> Manifest {
         Manifest(registry: RegistrySettings(baseURL: registry.apiBaseURL), store: StoreSettings(directory: store.url.path),
-                 models: [ModelSpec(id: "tiny", version: .caret(ModelVersion("1.0")!)), ModelSpec(id: "ios-only"),
+                 models: [ModelSpec(id: "tiny", version: .caret(ModelVersion("1.0")!)), ModelSpec(id: "ios-only", isOptional: true),
                           ModelSpec(id: "private-lora", session: session)])
     }
 

@@ -15,6 +15,7 @@ struct PlanWorld {
     var files: [String: StoreSnapshot.File] = [:]
     var sessions: [String: SessionAvailability] = [:]
     var recordFailures: [String: String] = [:]
+    var invalidCatalogEntries: [String: String] = [:]
     var freeBytes: Int64? = 1 << 40
     var forcePrune = false
     var withholdRecords: Set<String> = []
@@ -57,7 +58,7 @@ struct PlanWorld {
         for (id, r) in catalog where !withholdRecords.contains(id) { records[id] = r }
         return PlanInput(manifest: manifest, device: device, snapshot: StoreSnapshot(state: state, files: files),
                          catalog: catalog.values.map(\.entry).sorted { $0.modelId < $1.modelId },
-                         records: records, recordFailures: recordFailures, sessions: sessions, freeBytes: freeBytes, forcePrune: forcePrune)
+                         invalidCatalogEntries: invalidCatalogEntries, records: records, recordFailures: recordFailures, sessions: sessions, freeBytes: freeBytes, forcePrune: forcePrune)
     }
 
     var plan: Plan { Planner.plan(input) }
@@ -112,9 +113,9 @@ struct SingleModelCase: Sendable, CustomTestStringConvertible {
                   return w
               },
               action: { _ in .blocked(.recordUnavailable("the registry is rate limiting this key")) }),
-        .init(testDescription: "a model missing from the catalog is skipped",
+        .init(testDescription: "a model missing from the catalog is blocked",
               world: { .single(ModelSpec(id: "ghost"), published: nil) }, id: "ghost",
-              action: { _ in .skip(.notInCatalog) }),
+              action: { _ in .blocked(.notInCatalog) }),
     ]
 }
 
@@ -231,7 +232,7 @@ struct PlannerTests {
         #expect(w.plan["b"]?.action == .replace(from: nil, to: w.target("b"), because: .corrupt("the file on disk matches no known artifact of this model")))
     }
 
-    @Test("lifecycle: staging is skipped, deprecated is installed with a warning, sunset is skipped")
+    @Test("lifecycle: staging is blocked, deprecated is installed with a warning, sunset is blocked")
     func lifecycle() {
         var w = PlanWorld()
         w.models = [ModelSpec(id: "s"), ModelSpec(id: "d"), ModelSpec(id: "x")]
@@ -239,11 +240,11 @@ struct PlannerTests {
         w.publish("d", "1.0.0", status: .deprecated)
         w.publish("x", "1.0.0", status: .sunset)
         let plan = w.plan
-        #expect(plan["s"]?.action == .skip(.lifecycle(.staging)))
+        #expect(plan["s"]?.action == .blocked(.lifecycle(.staging)))
         #expect(plan["s"]?.reason == "1.0.0 is staging; the policies accept production, deprecated")
         #expect(plan["d"]?.action == .download(w.target("d")))
         #expect(plan["d"]?.warnings == ["1.0.0 is deprecated; plan a move to its successor"])
-        #expect(plan["x"]?.action == .skip(.sunset))
+        #expect(plan["x"]?.action == .blocked(.sunset))
         w.policies.allowedStatuses = [.production, .staging]
         #expect(w.plan["s"]?.action == .download(w.target("s")))
     }
@@ -259,16 +260,16 @@ struct PlannerTests {
         w.publish("ok", "1.0.0", platforms: [.ios], minOs: "17.0", minRamMb: 4096, minDiskMb: 1)
         w.freeBytes = 1 << 30
         let plan = w.plan
-        #expect(plan["p"]?.action == .skip(.incompatible(["supports android, not ios"])))
-        #expect(plan["o"]?.action == .skip(.incompatible(["needs OS 18.0 or later, the device has 17.2"])))
-        #expect(plan["r"]?.action == .skip(.incompatible(["needs 8192 MiB of memory, the device has 6144 MiB"])))
-        #expect(plan["k"]?.action == .skip(.incompatible(["needs 2048 MiB of disk, 1024 MiB are available"])))
+        #expect(plan["p"]?.action == .blocked(.incompatible(["supports android, not ios"])))
+        #expect(plan["o"]?.action == .blocked(.incompatible(["needs OS 18.0 or later, the device has 17.2"])))
+        #expect(plan["r"]?.action == .blocked(.incompatible(["needs 8192 MiB of memory, the device has 6144 MiB"])))
+        #expect(plan["k"]?.action == .blocked(.incompatible(["needs 2048 MiB of disk, 1024 MiB are available"])))
         #expect(plan["ok"]?.action == .download(w.target("ok")))
         w.policies.checkCompatibility = false
         #expect(w.plan["p"]?.action == .download(w.target("p")))
     }
 
-    @Test("an exact pin older than the catalog keeps the installed version; unsatisfiable pins are skipped")
+    @Test("an exact pin older than the catalog keeps the installed version; unsatisfiable pins are blocked")
     func versionPins() {
         var w = PlanWorld()
         w.models = [ModelSpec(id: "a", version: .exact(ModelVersion("1.0.0")!)), ModelSpec(id: "b", version: .exact(ModelVersion("1.0.0")!))]
@@ -277,7 +278,7 @@ struct PlannerTests {
         w.publish("b", "1.1.0")
         #expect(w.plan["a"]?.action == .keep(version: "1.0.0"))
         #expect(w.plan["a"]?.reason == "1.0.0 satisfies 1.0.0; the registry serves 1.1.0, which does not")
-        #expect(w.plan["b"]?.action == .skip(.pinUnsatisfiable))
+        #expect(w.plan["b"]?.action == .blocked(.pinUnsatisfiable))
         #expect(w.plan["b"]?.reason.hasPrefix("the registry serves 1.1.0") == true)
     }
 
@@ -288,7 +289,7 @@ struct PlannerTests {
         w.publish("b", "1.0.0")
         w.models = [ModelSpec(id: "a", sha256: w.catalog["a"]!.sha256), ModelSpec(id: "b", sha256: PlanWorld.sha("other"))]
         #expect(w.plan["a"]?.action == .download(w.target("a")))
-        #expect(w.plan["b"]?.action == .skip(.pinUnsatisfiable))
+        #expect(w.plan["b"]?.action == .blocked(.pinUnsatisfiable))
         // Installed a different artifact of the same version: the pin forces a replacement.
         w.state.models["a"] = .init(version: "1.0.0", sha256: PlanWorld.sha("old bytes"), size: 100, identity: FileIdentity(size: 100, mtimeNanoseconds: 1, inode: 5))
         w.files["a"] = StoreSnapshot.File(identity: FileIdentity(size: 100, mtimeNanoseconds: 1, inode: 5))
@@ -308,7 +309,7 @@ struct PlannerTests {
         w.publish("a", "1.9.0")
         #expect(w.plan["a"]?.action == .keep(version: "2.1.0"))
         w.models = [ModelSpec(id: "a", version: .tilde(ModelVersion("1")!))]
-        #expect(w.plan["a"]?.action == .skip(.rollbackRefused(installed: "2.1.0", catalog: "1.9.0")))
+        #expect(w.plan["a"]?.action == .blocked(.rollbackRefused(installed: "2.1.0", catalog: "1.9.0")))
         w.models = [ModelSpec(id: "a", version: .exact(ModelVersion("1.9.0")!))]
         #expect(w.plan["a"]?.action == .replace(from: "2.1.0", to: w.target("a"), because: .requirementChanged))
     }
@@ -327,6 +328,54 @@ struct PlannerTests {
         #expect(plan["q"]?.reason.contains(#""session": {"env": …}"#) == true)
         #expect(plan["r"]?.action == .blocked(.sessionUnavailable("minting a session needs a legacy sk_live_ key")))
         #expect(plan.blocked.map(\.modelId) == ["q", "r"])
+    }
+
+    @Test("a sha256 pin that no served artifact matches blocks the model and keeps the other installed version")
+    func shaPinWithOtherVersionInstalled() {
+        var w = PlanWorld()
+        w.install("a", "1.0.0")
+        w.publish("a", "1.1.0")
+        w.models = [ModelSpec(id: "a", sha256: PlanWorld.sha("nothing serves this"))]
+        #expect(w.plan["a"]?.action == .blocked(.pinUnsatisfiable))
+        #expect(w.plan["a"]?.reason.contains("the installed 1.0.0 does not satisfy it either") == true)
+        #expect(w.plan.blocked.map(\.modelId) == ["a"])
+    }
+
+    @Test("an optional entry the run cannot deliver is skipped with a warning; a required one is blocked")
+    func optionalEntries() {
+        var w = PlanWorld()
+        w.publish("staged", "1.0.0", status: .staging)
+        w.publish("old", "1.0.0")
+        w.models = [ModelSpec(id: "ghost", isOptional: true), ModelSpec(id: "staged", isOptional: true),
+                    ModelSpec(id: "old", version: .caret(ModelVersion("2.0")!), isOptional: true), ModelSpec(id: "ghost2")]
+        let plan = w.plan
+        #expect(plan["ghost"]?.action == .skip(.optional(.notInCatalog)))
+        #expect(plan["ghost"]?.reason == "optional, not installed: the registry's catalog does not list this model")
+        #expect(plan["ghost"]?.warnings == ["optional model not installed: the registry's catalog does not list this model"])
+        #expect(plan["staged"]?.action == .skip(.optional(.lifecycle(.staging))))
+        #expect(plan["old"]?.action == .skip(.optional(.pinUnsatisfiable)))
+        #expect(plan["ghost2"]?.action == .blocked(.notInCatalog))
+        #expect(plan.blocked.map(\.modelId) == ["ghost2"])
+        // A record that could not be fetched is a failure of this run, not a property of the model.
+        w.models = [ModelSpec(id: "old", isOptional: true)]
+        w.withholdRecords = ["old"]
+        w.recordFailures = ["old": "HTTP 503"]
+        #expect(w.plan["old"]?.action == .blocked(.recordUnavailable("HTTP 503")))
+    }
+
+    @Test("an invalid catalog entry blocks only that model; an intact installed version satisfying the manifest stays")
+    func invalidCatalogEntry() {
+        var w = PlanWorld()
+        w.publish("good", "1.0.0")
+        w.models = [ModelSpec(id: "bad"), ModelSpec(id: "good"), ModelSpec(id: "kept")]
+        w.invalidCatalogEntries = ["bad": "has a negative size", "kept": "has a negative size"]
+        w.install("kept", "1.0.0")
+        let plan = w.plan
+        #expect(plan["bad"]?.action == .blocked(.invalidCatalogEntry("has a negative size")))
+        #expect(plan["bad"]?.reason == "the registry's catalog entry for this model is invalid (has a negative size)")
+        #expect(plan["good"]?.action == .download(w.target("good")))
+        #expect(plan["kept"]?.action == .keep(version: "1.0.0"))
+        #expect(plan["kept"]?.warnings == ["the registry's catalog entry for this model is invalid (has a negative size); keeping the installed 1.0.0"])
     }
 
     @Test("the plan is refused when the volume lacks space for every temporary copy")

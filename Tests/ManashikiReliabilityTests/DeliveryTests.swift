@@ -1,0 +1,103 @@
+import Foundation
+import Testing
+import Manashiki
+
+/// What the manifest asks for is installed, or the run says it failed (issue 13): a required
+/// model the run cannot deliver is `blocked`, printed as an error without `-v`, and fails the
+/// run; `"optional": true` entries are skipped with a visible warning. The built binary against
+/// the development registry.
+@Suite("Reliability: undeliverable models")
+struct DeliveryTests {
+    static let errorPrefix = "manashiki-sync: error: "
+
+    /// Entries the registry (alpha, beta, gamma at 1.0.0) cannot deliver, with a word the error names.
+    static let undeliverable: [(label: String, entry: String, says: String)] = [
+        ("an unknown id", #"{"id": "no-such-model"}"#, "does not list this model"),
+        ("an unsatisfiable range", #"{"id": "alpha", "version": "^2.0"}"#, "does not satisfy ^2.0"),
+        ("an unsatisfiable exact version", #"{"id": "alpha", "version": "3.1.0"}"#, "does not satisfy 3.1.0"),
+        ("a sha256 no served artifact matches", #"{"id": "alpha", "sha256": "\#(String(repeating: "ab", count: 32))"}"#, "sha256"),
+    ]
+
+    @Test("a manifest made only of undeliverable models: sync exits 1 and installs nothing, plan exits 1, both say why without -v", arguments: 0..<4)
+    func onlyUndeliverable(index: Int) async throws {
+        let (label, entry, says) = Self.undeliverable[index]
+        let f = try SyncFixture(models: [], extraEntries: [entry])
+        let plan = try await f.run(["plan"])
+        #expect(plan.status == 1, "\(label): plan: \(plan.all)")
+        let modelId = entry.contains("no-such-model") ? "no-such-model" : "alpha"
+        #expect(plan.stderrLines.contains { $0.hasPrefix(Self.errorPrefix + modelId + ": not installed: ") && $0.contains(says) }, "\(label): \(plan.stderr)")
+        let sync = try await f.run(["sync"])
+        #expect(sync.status == 1, "\(label): sync: \(sync.all)")
+        #expect(sync.stderrLines.contains { $0.hasPrefix(Self.errorPrefix + modelId + ": not installed: ") && $0.contains(says) }, "\(label): \(sync.stderr)")
+        #expect(sync.stdoutLines.last?.hasPrefix("sync: failed — 0 installed") == true, "\(sync.stdout)")
+        #expect(sync.stdoutLines.last?.contains("1 blocked") == true, "\(sync.stdout)")
+        #expect(Invariants.strays(f.store, allowed: []).isEmpty)
+        let json = try await f.run(["sync", "--json"])
+        #expect(json.status == 1)
+        let counts = json.summary?["counts"] as? [String: Int]
+        #expect(counts?["blocked"] == 1 && counts?["skipped"] == 0, "\(json.stdout)")
+        #expect(json.summary?["outcome"] as? String == "failed")
+        #expect(json.summaryModel(modelId)?["status"] as? String == "blocked")
+    }
+
+    @Test("an undeliverable model next to good ones: the others are installed, sync exits 3, nothing is pruned")
+    func partial() async throws {
+        let f = try SyncFixture(models: ["alpha", "gamma"], extraEntries: [#"{"id": "no-such-model"}"#])
+        let result = try await f.run(["sync", "--quiet"])
+        #expect(result.status == 3, "\(result.all)")
+        #expect(result.stderrLines.contains { $0.hasPrefix(Self.errorPrefix + "no-such-model: not installed: ") }, "\(result.stderr)")
+        #expect(f.isInstalledIntact("alpha") && f.isInstalledIntact("gamma"))
+    }
+
+    @Test("a sha256 pin no artifact matches, with another version installed: plan 1, sync 1, the installed file kept")
+    func shaPinKeepsInstalled() async throws {
+        let f = try SyncFixture(models: ["alpha"])
+        let before = try await f.syncOnce()
+        try f.writeManifest(models: [], extraEntries: [#"{"id": "alpha", "sha256": "\#(String(repeating: "cd", count: 32))"}"#])
+        let plan = try await f.run(["plan"])
+        #expect(plan.status == 1, "\(plan.all)")
+        let sync = try await f.run(["sync"])
+        #expect(sync.status == 1, "\(sync.all)")
+        #expect(sync.stderrLines.contains { $0.hasPrefix(Self.errorPrefix + "alpha: not installed: ") && $0.contains("does not satisfy it either") }, "\(sync.stderr)")
+        #expect(StoreSnapshot.capture(f.store).files == before.files)
+    }
+
+    @Test("an optional entry the registry cannot deliver is skipped with a warning; the run succeeds and counts it")
+    func optionalEntry() async throws {
+        let f = try SyncFixture(models: ["alpha"], extraEntries: [#"{"id": "no-such-model", "optional": true}"#])
+        let plan = try await f.run(["plan"])
+        #expect(plan.status == 10, "\(plan.all)")
+        let sync = try await f.run(["sync"])
+        #expect(sync.status == 0, "\(sync.all)")
+        #expect(!sync.stderrLines.contains { $0.hasPrefix(Self.errorPrefix) }, "\(sync.stderr)")
+        #expect(sync.stderr.contains("no-such-model: optional model not installed"), "\(sync.stderr)")
+        #expect(sync.stdoutLines.last?.contains("1 skipped") == true, "\(sync.stdout)")
+        #expect(f.isInstalledIntact("alpha"))
+        let json = try await f.run(["sync", "--json"])
+        #expect(json.status == 0)
+        #expect((json.summary?["counts"] as? [String: Int])?["skipped"] == 1, "\(json.stdout)")
+        #expect(json.summaryModel("no-such-model")?["status"] as? String == "skipped")
+    }
+
+    @Test("plan on a fresh store creates nothing, not even the store directory")
+    func planCreatesNothing() async throws {
+        let f = try SyncFixture(models: ["alpha"])
+        let plan = try await f.run(["plan"])
+        #expect(plan.status == 10, "\(plan.all)")
+        #expect(!FileManager.default.fileExists(atPath: f.store.path), "\(String(describing: try? FileManager.default.subpathsOfDirectory(atPath: f.store.path)))")
+        let dry = try await f.run(["sync", "--dry-run"])
+        #expect(dry.status == 0, "\(dry.all)")
+        #expect(!FileManager.default.fileExists(atPath: f.store.path))
+    }
+
+    @Test("store.directory naming a regular file says so, not \"Input/output error\"")
+    func storeIsAFile() async throws {
+        let f = try SyncFixture(models: ["alpha"])
+        try Data("not a directory".utf8).write(to: f.store)
+        let sync = try await f.run(["sync"])
+        #expect(sync.status == 1, "\(sync.all)")
+        #expect(sync.stderr.contains("is a file, not a directory"), "\(sync.stderr)")
+        #expect(!sync.stderr.contains("Input/output error"), "\(sync.stderr)")
+        #expect(try Data(contentsOf: f.store) == Data("not a directory".utf8))
+    }
+}
