@@ -4,11 +4,14 @@ import Foundation
 import Glibc
 #endif
 
-/// Runs a command as a child process and measures it: wall time, and the child's peak RSS
-/// from `wait4`'s resource usage.
+/// Runs a command as a child process and measures it from `wait4`'s resource usage: wall
+/// time, CPU seconds (user + system) and peak RSS, each including the child's own waited-for
+/// children (a shell pipeline's commands count).
 struct Child {
     struct Result {
         var seconds: Double
+        /// User + system CPU of the child and its waited-for descendants.
+        var cpuSeconds: Double
         var maxRSSKiB: Int
         var status: Int32
         var output: String
@@ -54,7 +57,8 @@ struct Child {
         _ = wait4(pid, &status, 0, &usage)
         let seconds = Double(DispatchTime.now().uptimeNanoseconds - start.uptimeNanoseconds) / 1e9
         let exit = (status & 0x7f) == 0 ? (status >> 8) & 0xff : 128 + (status & 0x7f)
-        return Result(seconds: seconds, maxRSSKiB: usage.ru_maxrss, status: exit, output: String(decoding: output, as: UTF8.self))
+        let cpu = Double(usage.ru_utime.tv_sec + usage.ru_stime.tv_sec) + Double(usage.ru_utime.tv_usec + usage.ru_stime.tv_usec) / 1e6
+        return Result(seconds: seconds, cpuSeconds: cpu, maxRSSKiB: usage.ru_maxrss, status: exit, output: String(decoding: output, as: UTF8.self))
     }
 
     /// Runs a shell pipeline with `/bin/sh -c`.
@@ -68,16 +72,23 @@ struct BenchError: Error, CustomStringConvertible {
     init(_ d: String) { description = d }
 }
 
-/// Median of repeated measurements.
+/// Median of repeated measurements (0 for none).
 func median(_ xs: [Double]) -> Double {
+    guard !xs.isEmpty else { return 0 }
     let s = xs.sorted()
     return s.count % 2 == 1 ? s[s.count / 2] : (s[s.count / 2 - 1] + s[s.count / 2]) / 2
 }
 
 /// The resident set size of this process now, in KiB (Linux), or 0.
-func currentRSSKiB() -> Int {
+func currentRSSKiB() -> Int { procStatus("VmRSS:") }
+
+/// The peak resident set size of this process's image, in KiB (Linux), or 0. Unlike
+/// `getrusage`'s `ru_maxrss`, it does not start at the parent's size.
+func peakRSSKiB() -> Int { procStatus("VmHWM:") }
+
+private func procStatus(_ key: String) -> Int {
     guard let status = try? String(contentsOfFile: "/proc/self/status", encoding: .utf8) else { return 0 }
-    for line in status.split(separator: "\n") where line.hasPrefix("VmRSS:") {
+    for line in status.split(separator: "\n") where line.hasPrefix(key) {
         return Int(line.split(separator: " ").dropFirst().first ?? "0") ?? 0
     }
     return 0

@@ -6,15 +6,32 @@ import ManashikiCore
 
 /// Work the bench runs in child processes, so its time and memory are measured alone.
 enum ChildModes {
-    /// `_download API KEY STORE ID`: downloads through the SDK; prints the digest and the RSS
-    /// growth over the idle process.
+    static func run(_ mode: String, _ args: [String]) async throws {
+        switch mode {
+        case "_download": try await download(args)
+        case "_hash": try hash(args)
+        case "_sync": try await sync(args)
+        case "_verify": try await verify(args)
+        default: throw BenchError("unknown mode \(mode)")
+        }
+    }
+
+    /// `_download API KEY STORE ID [FROM TO]`: downloads through the SDK as the guide shows
+    /// (the default transport, a progress closure); storage URLs starting with FROM are sent to
+    /// TO (nginx, which every peer downloads from). Prints the digest and the RSS growth over
+    /// the idle process.
     static func download(_ args: [String]) async throws {
-        let client = try ManashikiClient(apiKey: args[1], baseURL: URL(string: args[0])!, storageDirectory: URL(fileURLWithPath: args[2]))
+        var transport: any HTTPTransport = URLSessionTransport()
+        if args.count >= 6 { transport = RewritingTransport(base: transport, from: args[4], to: args[5]) }
+        let client = try ManashikiClient(apiKey: args[1], baseURL: URL(string: args[0])!, transport: transport,
+                                         storageDirectory: URL(fileURLWithPath: args[2]))
         let idle = currentRSSKiB()
-        let model = try await client.downloadModel(args[3])
-        var usage = rusage()
-        getrusage(Int32(RUSAGE_SELF.rawValue), &usage)
-        print("sha=\(model.sha256) idleKiB=\(idle) maxKiB=\(usage.ru_maxrss) growthKiB=\(max(0, usage.ru_maxrss - idle))")
+        let reports = Locked(0)
+        let model = try await client.downloadModel(args[3]) { written, total in
+            if total != nil { reports.withLock { $0 += 1 } }
+        }
+        let peak = peakRSSKiB()
+        print("sha=\(model.sha256) progress=\(reports.withLock { $0 }) idleKiB=\(idle) maxKiB=\(peak) growthKiB=\(max(0, peak - idle))")
     }
 
     /// `_hash FILE`: SHA-256 of a file in 4 MiB reads.
@@ -41,9 +58,7 @@ enum ChildModes {
         if args.count >= 3 { transport = RewritingTransport(base: transport, from: args[1], to: args[2]) }
         let idle = currentRSSKiB()
         let report = await (try Reconciler(manifest: manifest, transport: transport)).run()
-        var usage = rusage()
-        getrusage(Int32(RUSAGE_SELF.rawValue), &usage)
-        print("outcome=\(report.outcome.rawValue) downloaded=\(report.bytesDownloaded) hashed=\(report.bytesHashed) growthKiB=\(max(0, usage.ru_maxrss - idle))")
+        print("outcome=\(report.outcome.rawValue) downloaded=\(report.bytesDownloaded) hashed=\(report.bytesHashed) growthKiB=\(max(0, peakRSSKiB() - idle))")
         if !report.failures.isEmpty {
             var text = report.summary + "\n"
             for result in report.results where result.failure != nil { text += "  \(result)\n" }

@@ -1,119 +1,104 @@
 #if os(Linux)
 import Foundation
-import Manashiki
-import ManashikiRegistry
 
-/// Issue #4's figures: one large artifact, downloaded and verified by the SDK, against the
-/// tools a user would otherwise use, all from the same loopback server in one run.
+/// Issue #15's figures: one large artifact downloaded and verified by the SDK (called as the
+/// guide shows) against the tools a user would otherwise use, all from one nginx on loopback,
+/// alternating run by run, on tmpfs (pure CPU efficiency) and on disk (durable peers).
 struct DownloadBench {
-    static let key = "mk_pub_bench_AbCdEfGhIjKlMnOpQrSt01"
+    static let suite = BenchSuite(
+        name: "download",
+        summary: "one large artifact (default 1024 MiB): SDK vs `curl -o`, Python urllib+hashlib and curl+sha256sum, on tmpfs and on disk (durable peers); SHA-256 vs openssl"
+    ) { try DownloadBench(context: $0).run() }
+
     static let pythonScript = """
-    import hashlib, sys, urllib.request
+    import hashlib, os, sys, urllib.request
     h = hashlib.sha256()
     with urllib.request.urlopen(sys.argv[1]) as r, open(sys.argv[2], "wb") as f:
         while True:
             b = r.read(1 << 20)
             if not b: break
             h.update(b); f.write(b)
+        if len(sys.argv) > 3:
+            f.flush(); os.fsync(f.fileno())
     print(h.hexdigest())
     """
 
-    var sizeMiB: Int
-    var rounds: Int
-    var workdir: URL
+    let context: BenchContext
 
-    func run() throws -> [Figure] {
-        let size = sizeMiB << 20
-        var catalog = RegistryCatalog()
-        catalog.keys = [RegistryKey(secret: Self.key)]
-        catalog.add(model: RegistryModel(modelId: "big", version: "1.0.0", artifact: .generated(size: size, seed: 1), platforms: ["linux"]))
-        var configuration = RegistryConfiguration()
-        configuration.urlTTL = 3600
-        configuration.cacheDirectory = workdir.appendingPathComponent("registry-cache")
-        configuration.requestLogLimit = 1000
-        log("starting the development registry with a \(sizeMiB) MiB artifact…")
-        let registry = try DevelopmentRegistry.start(catalog: catalog, configuration: configuration)
-        defer { registry.stop() }
-        guard let url = registry.signedDownloadURL(modelId: "big", ttl: 3600)?.absoluteString else { throw BenchError("no URL") }
-        let expected = registry.sha256(modelId: "big")
-        let out = workdir.appendingPathComponent("out.bin").path
-        let store = workdir.appendingPathComponent("store").path
-        let artifact = try registry.artifactURL(modelId: "big").map(\.path) ?? { throw BenchError("no artifact file") }()
-        let python = workdir.appendingPathComponent("fetch.py").path
+    func run() throws {
+        let size = context.sizeMiB << 20
+        let tmpfs = try context.tmpfs()
+        let source = tmpfs.url.appendingPathComponent("download-source")
+        let servers = try BenchServers(source: source, models: [("big", size, 1)])
+        defer { servers.stop() }
+        let url = servers.blobURL("big")
+        let expected = servers.registry.sha256(modelId: "big")
+        let python = context.disk.appendingPathComponent("fetch.py").path
         try Self.pythonScript.write(toFile: python, atomically: true, encoding: .utf8)
-        let me = CommandLine.arguments[0]
+        print("\n### Download of one \(context.sizeMiB) MiB artifact (every tool from one nginx on loopback; the artifact on tmpfs)")
+        print("\nThe SDK runs in a child process calling `ManashikiClient(apiKey:baseURL:storageDirectory:)` and `downloadModel(_:progress:)` as the guide shows; its storage requests go to nginx.")
 
-        var ours: [Double] = [], curl: [Double] = [], curlSha: [Double] = [], py: [Double] = [], devnull: [Double] = []
-        var growth: [Double] = [], ourHash: [Double] = [], openssl: [Double] = []
-        for round in 1...rounds {
-            log("round \(round)/\(rounds)")
-            try? FileManager.default.removeItem(atPath: store)
-            let o = try Child.run([me, "_download", registry.apiBaseURL.absoluteString, Self.key, store, "big"])
-            guard o.status == 0, o.output.contains(expected) else { throw BenchError("our download failed: \(o.output)") }
-            ours.append(o.seconds)
-            growth.append(Double(Self.field("growthKiB", in: o.output) ?? 0) / 1024)
-
-            try? FileManager.default.removeItem(atPath: out)
-            curl.append(try check(Child.run(["curl", "-sS", "-o", out, url])).seconds)
-            try? FileManager.default.removeItem(atPath: out)
-            let cs = try check(Child.shell("curl -sS -o '\(out)' '\(url)' && sha256sum '\(out)'"))
-            guard cs.output.hasPrefix(expected) else { throw BenchError("curl+sha256sum digest differs") }
-            curlSha.append(cs.seconds)
-            try? FileManager.default.removeItem(atPath: out)
-            let p = try check(Child.run(["python3", python, url, out]))
-            guard p.output.contains(expected) else { throw BenchError("python digest differs") }
-            py.append(p.seconds)
-            try? FileManager.default.removeItem(atPath: out)
-            devnull.append(try check(Child.run(["curl", "-sS", "-o", "/dev/null", url])).seconds)
-
-            let h = try check(Child.run([me, "_hash", artifact]))
-            guard h.output.contains(expected) else { throw BenchError("our hash differs") }
-            ourHash.append(h.seconds)
-            openssl.append(try check(Child.run(["openssl", "dgst", "-sha256", artifact])).seconds)
+        for durable in [false, true] {
+            let base = durable ? context.disk : tmpfs.url
+            let side = durable ? "disk" : "tmpfs"
+            let dir = try context.freshDirectory(base, "download-out")
+            let out = dir.appendingPathComponent("out.bin").path
+            let store = dir.appendingPathComponent("store").path
+            let removeOut = { try? FileManager.default.removeItem(atPath: out); return }
+            let digestCheck: (Child.Result) throws -> [String: Double] = { r in
+                guard r.status == 0, r.output.contains(expected) else { throw BenchError("failed or wrong digest (exit \(r.status))") }
+                return [:]
+            }
+            let sync = durable ? " && sync '\(out)'" : ""
+            var peers = [
+                Peer(name: "SDK `downloadModel`",
+                     argv: [context.me, "_download", servers.registry.apiBaseURL.absoluteString, BenchServers.key, store, "big"] + servers.rewrite,
+                     profiled: true, reset: { try? FileManager.default.removeItem(atPath: store) },
+                     check: { r in
+                         guard r.status == 0, r.output.contains(expected) else { throw BenchError("the SDK's download failed (exit \(r.status))") }
+                         return ["growthMiB": Double(field("growthKiB", in: r.output) ?? 0) / 1024]
+                     }),
+                durable ? Peer.shell("`curl -o FILE && sync FILE`", "curl -sS -o '\(out)' '\(url)'\(sync)", reset: removeOut)
+                    : Peer(name: "`curl -o FILE`", argv: ["curl", "-sS", "-o", out, url], reset: removeOut),
+                Peer(name: durable ? "Python urllib+hashlib+`os.fsync`" : "Python urllib+hashlib",
+                     argv: ["python3", python, url, out] + (durable ? ["fsync"] : []), reset: removeOut, check: digestCheck),
+                Peer(name: durable ? "`curl -o` then `sha256sum`, `sync`" : "`curl -o` then `sha256sum`",
+                     argv: ["/bin/sh", "-c", "curl -sS -o '\(out)' '\(url)' && sha256sum '\(out)'\(sync)"], reset: removeOut, check: digestCheck),
+            ]
+            if !durable {
+                peers.append(Peer(name: "`curl -o /dev/null` (server check)", argv: ["curl", "-sS", "-o", "/dev/null", url]))
+            }
+            let s = try Alternation(context: context).run(peers)
+            printPeers("On \(side): \(durable ? "durable peers (the SDK fsyncs before installing)" : "no disk, pure CPU efficiency") — \(base.path)", s)
+            let (sdk, curl, py, curlSha) = (s[0], s[1], s[2], s[3])
+            var figures = [
+                Figure.ratio("\(side): SDK ÷ \(curl.name), wall", sdk, curl, target: durable ? 1.0 : 1.05),
+                Figure.ratio("\(side): SDK ÷ \(py.name), wall", sdk, py, target: 1.0),
+                Figure.ratio("\(side): SDK ÷ \(py.name), CPU seconds", sdk, py, \.cpu, target: durable ? nil : 1.0),
+                Figure.ratio("\(side): SDK ÷ \(curlSha.name), wall", sdk, curlSha, target: 0.5),
+                Figure(name: "\(side): peak RSS growth of the SDK's process during the download", value: sdk.extraMax("growthMiB"), unit: "MiB", target: 64),
+            ]
+            if !durable {
+                figures.append(Figure.ratio("server check: `curl -o /dev/null` ÷ `curl -o FILE` on tmpfs, wall (nginx's share)", s[4], curl, target: nil))
+            }
+            printTable("Download figures, \(side)", figures)
+            try? FileManager.default.removeItem(at: dir)
         }
-        try? FileManager.default.removeItem(atPath: out)
-        try? FileManager.default.removeItem(atPath: store)
 
-        let mo = median(ours), mc = median(curl)
-        return [
-            Figure(name: "download+verify ÷ `curl -o`", value: mo / mc, unit: "×", target: 1.0,
-                   note: String(format: "%.2f s vs %.2f s", mo, mc)),
-            Figure(name: "download+verify ÷ `curl -o` then `sha256sum`", value: mo / median(curlSha), unit: "×", target: 0.5,
-                   note: String(format: "%.2f s", median(curlSha))),
-            Figure(name: "download+verify ÷ Python urllib+hashlib script", value: mo / median(py), unit: "×", target: 1.0,
-                   note: String(format: "%.2f s", median(py))),
-            Figure(name: "peak RSS growth during the download", value: growth.max() ?? 0, unit: "MiB", target: 64),
-            Figure(name: "SHA-256 of the file: our throughput ÷ `openssl dgst -sha256`", value: median(openssl) / median(ourHash),
-                   unit: "×", target: 0.9, comparison: .atLeast,
-                   note: String(format: "%.0f MB/s", Double(size) / median(ourHash) / 1e6)),
-            Figure(name: "server check: `curl` to disk ÷ to /dev/null", value: mc / median(devnull), unit: "×", target: 3,
-                   comparison: .atLeast, note: "the server is not the bottleneck when ≥ 3"),
-        ]
-    }
-
-    private func check(_ r: Child.Result) throws -> Child.Result {
-        guard r.status == 0 else { throw BenchError("a reference command failed (exit \(r.status))") }
-        return r
-    }
-
-    static func field(_ name: String, in output: String) -> Int? {
-        for part in output.split(whereSeparator: { $0 == " " || $0 == "\n" }) where part.hasPrefix(name + "=") {
-            return Int(part.dropFirst(name.count + 1))
+        guard let artifact = servers.registry.artifactURL(modelId: "big")?.path else { throw BenchError("no artifact file") }
+        let hashCheck: (Child.Result) throws -> [String: Double] = { r in
+            guard r.status == 0, r.output.contains(expected) else { throw BenchError("wrong digest") }
+            return [:]
         }
-        return nil
-    }
-}
-
-/// Progress lines go to stderr so stdout stays a clean report.
-func log(_ s: String) {
-    FileHandle.standardError.write(Data("bench: \(s)\n".utf8))
-}
-#else
-/// The benchmarks compare against Linux tools (nginx, sha256sum, /proc): Linux only.
-@main
-struct Bench {
-    static func main() {
-        print("manashiki-bench runs on Linux (it measures against nginx, curl, sha256sum and rclone there).")
+        let h = try Alternation(context: context).run([
+            Peer(name: "SDK's SHA-256 (`_hash`, 4 MiB reads)", argv: [context.me, "_hash", artifact], check: hashCheck),
+            Peer(name: "`openssl dgst -sha256`", argv: ["openssl", "dgst", "-sha256", artifact], check: hashCheck),
+        ])
+        printPeers("SHA-256 of the \(context.sizeMiB) MiB file on tmpfs", h)
+        printTable("Hash figures", [
+            Figure(name: "SHA-256: our throughput ÷ `openssl dgst -sha256`", value: median(h[1].wall) / median(h[0].wall), unit: "×",
+                   target: 0.9, comparison: .atLeast, note: String(format: "%.0f MB/s", Double(size) / median(h[0].wall) / 1e6)),
+        ])
     }
 }
 #endif

@@ -11,6 +11,12 @@ struct Figure {
     var comparison: Comparison = .atMost
     var note: String = ""
 
+    /// `ours ÷ theirs` of the medians of one measure (wall time by default), both in the note.
+    static func ratio(_ name: String, _ ours: Samples, _ theirs: Samples, _ measure: KeyPath<Samples, [Double]> = \.wall, target: Double?) -> Figure {
+        let a = median(ours[keyPath: measure]), b = median(theirs[keyPath: measure])
+        return Figure(name: name, value: a / max(b, 1e-9), unit: "×", target: target, note: String(format: "%.2f s vs %.2f s", a, b))
+    }
+
     var met: Bool? {
         guard let target else { return nil }
         return comparison == .atMost ? value <= target : value >= target
@@ -34,7 +40,7 @@ struct Figure {
 
 /// Prints figures as a Markdown table (ready to paste into the README).
 func printTable(_ title: String, _ figures: [Figure]) {
-    print("\n### \(title)\n")
+    print("\n#### \(title)\n")
     print("| figure | value | target | met |")
     print("|---|---|---|---|")
     for f in figures {
