@@ -184,6 +184,10 @@ public final class DevelopmentRegistry: Sendable {
     /// The most storage downloads seen in progress at once.
     public var maxConcurrentDownloads: Int { state.gauge.maximum }
 
+    /// Artifact bytes the storage origin has served (counted when each artifact response
+    /// starts; ranges count their length), for tests that check where bytes came from.
+    public var storageBytesServed: Int64 { state.gauge.bytesServed }
+
     /// Resets `maxConcurrentDownloads` to the current `openDownloads`.
     public func resetDownloadStatistics() { state.gauge.resetMaximum() }
 }

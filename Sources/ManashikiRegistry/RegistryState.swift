@@ -1,14 +1,6 @@
 import Foundation
 import ManashikiCore
 
-/// A model as served: its record and the file of its current version.
-struct ModelEntry: Sendable {
-    /// The record (its `artifact` is the current version's).
-    var model: RegistryModel
-    /// The current version's bytes.
-    var artifact: StoredArtifact
-}
-
 /// An issued session token.
 struct SessionGrant: Sendable {
     let principalId: String
@@ -33,7 +25,7 @@ final class RegistryState: @unchecked Sendable {
     private struct Contents {
         var keys: [String: RegistryKey] = [:]
         var order: [String] = []
-        var models: [String: ModelEntry] = [:]
+        var models: [String: ServedModel] = [:]
         var blobs: [String: StoredArtifact] = [:]
         var sessions: [String: SessionGrant] = [:]
         var uploads: [String: PendingUpload] = [:]
@@ -84,7 +76,7 @@ final class RegistryState: @unchecked Sendable {
     func install(_ model: RegistryModel, artifact: StoredArtifact) {
         data.withLock { d in
             if d.models[model.modelId] == nil { d.order.append(model.modelId) }
-            d.models[model.modelId] = ModelEntry(model: model, artifact: artifact)
+            d.models[model.modelId] = ServedModel(model: model, artifact: artifact)
             d.blobs[Self.blobKey(model.modelId, model.version)] = artifact
         }
     }
@@ -117,12 +109,12 @@ final class RegistryState: @unchecked Sendable {
     }
 
     /// The models `key` can see, in catalog order.
-    func models(for key: RegistryKey?) -> [ModelEntry] {
+    func models(for key: RegistryKey?) -> [ServedModel] {
         data.withLock { d in d.order.compactMap { d.models[$0] }.filter { Self.visible($0.model, to: key) } }
     }
 
     /// One model, if `key` can see it.
-    func model(_ id: String, for key: RegistryKey?) -> ModelEntry? {
+    func model(_ id: String, for key: RegistryKey?) -> ServedModel? {
         data.withLock { d in d.models[id].flatMap { Self.visible($0.model, to: key) ? $0 : nil } }
     }
 

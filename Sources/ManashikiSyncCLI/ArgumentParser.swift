@@ -31,6 +31,7 @@ public enum ArgumentParser {
         var exportOnly: [String] = []
         var lockOnly: [String] = []
         var lockFileGiven = false
+        var sourceOptions: [String] = []
         var rest = arguments[...]
 
         while let argument = rest.popFirst() {
@@ -115,6 +116,12 @@ public enum ArgumentParser {
                 exportOptions.selection = selection; exportOnly.append(name)
             case "--check": lockOptions.check = true; lockOnly.append(name)
             case "--lock-file": global.lockFile = try value(); lockFileGiven = true
+            case "--locked": global.locked = true; sourceOptions.append(name)
+            case "--offline": global.offline = true; sourceOptions.append(name)
+            case "--from":
+                let text = try value()
+                guard !text.isEmpty else { throw UsageError("--from needs a bundle directory or a mirror URL", command: command) }
+                global.from.append(text); sourceOptions.append(name)
             default:
                 if argument.hasPrefix("-") && argument != "-" {
                     throw UsageError("unknown option \(SecretShape.echo(name))", command: command)
@@ -155,6 +162,9 @@ public enum ArgumentParser {
         if command != .lock, let flag = lockOnly.first {
             throw UsageError("\(flag) is an option of `lock`, not of `\(command.rawValue)`", command: command)
         }
+        if command != .sync && command != .plan, let flag = sourceOptions.first {
+            throw UsageError("\(flag) is an option of `sync` and `plan`, not of `\(command.rawValue)`", command: command)
+        }
         if lockFileGiven && [.verify, .status].contains(command) {
             throw UsageError("--lock-file is an option of `lock`, `export`, `sync` and `plan`, not of `\(command.rawValue)`", command: command)
         }
@@ -165,6 +175,7 @@ public enum ArgumentParser {
             }
             exportOptions.directory = positional[0]
         }
+        if global.offline && sync.every != nil { throw UsageError("--offline cannot be combined with --every", command: command) }
         if jitterGiven && sync.every == nil { throw UsageError("--jitter only applies with --every", command: command) }
         if sync.every != nil && sync.dryRun { throw UsageError("--every cannot be combined with --dry-run", command: command) }
         if sync.metricsFile != nil && sync.dryRun {

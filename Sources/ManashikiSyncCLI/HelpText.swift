@@ -77,6 +77,8 @@ public enum HelpText {
     1 a sync could not fully succeed (a model is blocked, or the disk is too small),
     2 usage/manifest/key error, 75 locked.
 
+    \(sourceOptions)
+
     \(globalOptions)
     """
 
@@ -105,6 +107,8 @@ public enum HelpText {
     3 partial failure, 75 locked, 130/143 interrupted. In loop mode a failed run is reported
     and the loop goes on; a signal between runs exits 0.
 
+    \(sourceOptions)
+
     \(globalOptions)
     """
 
@@ -130,7 +134,8 @@ public enum HelpText {
     artifacts. Every blob is hashed while it is copied and checked against the store's record;
     running it again copies only what is missing. No network, no key. Serve DIR with any file
     server (nginx) as a mirror, or carry it to machines without a network.
-    Exit codes: 0 exported, 3 some models could not be exported, 1 none could, 2 usage/manifest/lock error.
+    Exit codes: 0 exported, 3 some models could not be exported, 1 none could,
+    2 usage/manifest/lock error, 75 the store is locked by a running sync.
 
     EXPORT OPTIONS
       --select WHAT       store (default), manifest or lock

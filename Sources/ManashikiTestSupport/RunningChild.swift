@@ -60,6 +60,27 @@ package final class RunningChild: @unchecked Sendable {
     /// Sends `signal`.
     package func send(_ signal: Int32) { kill(process.processIdentifier, signal) }
 
+    /// Sends `signal` as soon as `condition()` holds, watching from a thread of its own, so a
+    /// busy cooperative pool (a loaded machine, blocking tests alongside) cannot delay the
+    /// signal past the moment the test means. Returns whether the condition held (and the
+    /// signal went out) while the child was running, within `timeout` seconds.
+    package func send(_ signal: Int32, when condition: @escaping @Sendable () -> Bool, timeout: Double = 30) async -> Bool {
+        await withCheckedContinuation { continuation in
+            let watcher = Thread { [self] in
+                let deadline = Date().addingTimeInterval(timeout)
+                var met = false
+                while Date() < deadline && process.isRunning {
+                    if condition() { met = true; break }
+                    usleep(10_000)
+                }
+                if met { send(signal) }
+                continuation.resume(returning: met)
+            }
+            watcher.name = "manashiki.test.signal"
+            watcher.start()
+        }
+    }
+
     /// Waits for the exit (SIGKILL after `timeout` seconds, recorded as an issue).
     package func finish(timeout: Double = 30) async -> Result {
         let deadline = Date().addingTimeInterval(timeout)

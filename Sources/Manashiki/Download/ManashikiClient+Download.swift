@@ -48,12 +48,52 @@ extension ManashikiClient {
         options: DownloadOptions = DownloadOptions(),
         progress: (@Sendable (Int64, Int64?) -> Void)? = nil
     ) async throws -> DownloadedModel {
+        try await download(modelId, from: .registry(session: session), expecting: expecting, options: options, progress: progress)
+    }
+
+    /// Downloads an artifact from a mirror (`<mirror>/blobs/sha256/<hex>`, see ManashikiSync's
+    /// bundles) through the same verified path as `downloadModel`: streamed into a locked
+    /// partial file, hashed in the same pass, size bound both ways, compared with `expecting`'s
+    /// digest, flushed and renamed over `<modelId>.bin`. The mirror gets no `X-API-Key`, no
+    /// `Authorization` and no request to the registry; a 403/410 is an error (nothing to refresh).
+    /// - Parameter allowPlainHTTP: allow http to hosts other than this machine (the operator
+    ///   marked the mirror so).
+    /// - Throws: like `downloadModel`; `APIError.invalidResponse` when `expecting` lacks a digest or size.
+    package func downloadModel(_ modelId: String, fromMirror url: URL, allowPlainHTTP: Bool = false, expecting: ExpectedArtifact,
+                               options: DownloadOptions = DownloadOptions(),
+                               progress: (@Sendable (Int64, Int64?) -> Void)? = nil) async throws -> DownloadedModel {
+        guard expecting.sha256 != nil, expecting.size != nil else {
+            throw APIError.invalidResponse("a mirror download needs the expected digest and size")
+        }
+        return try await download(modelId, from: .mirror(url, allowPlainHTTP: allowPlainHTTP), expecting: expecting, options: options, progress: progress)
+    }
+
+    /// Where `download` gets its bytes.
+    enum DownloadOrigin {
+        /// The registry's signed URL (`GET /api/download/{id}`, refreshed when it expires).
+        case registry(session: String?)
+        /// A fixed URL on a mirror.
+        case mirror(URL, allowPlainHTTP: Bool)
+    }
+
+    /// The verified transfer shared by registry and mirror downloads.
+    func download(_ modelId: String, from origin: DownloadOrigin, expecting: ExpectedArtifact?, options: DownloadOptions,
+                  progress: (@Sendable (Int64, Int64?) -> Void)?) async throws -> DownloadedModel {
         try ModelID.validate(modelId)
+        var session: String?
+        var plainHTTP = false
+        if case .registry(let token) = origin { session = token }
+        if case .mirror(_, let allowed) = origin { plainHTTP = allowed }
         if let session, session.isEmpty || session.unicodeScalars.contains(where: { $0.value <= 0x20 || $0.value >= 0x7F }) {
             throw APIError.invalidSession // would corrupt the header; never sent
         }
         let store = try openStorage()
-        var ticket = try await resolveDownload(modelId, session: session, expecting: expecting)
+        var ticket: DownloadTicket
+        switch origin {
+        case .registry: ticket = try await resolveDownload(modelId, session: session, expecting: expecting)
+        case .mirror(let url, _):
+            ticket = DownloadTicket(downloadUrl: url.absoluteString, sha256: expecting?.sha256, size: expecting?.size, expiresIn: nil, version: expecting?.version)
+        }
 
         let (partialName, fd) = try store.createPartial(for: modelId)
         let partialPath = store.partialPath(partialName)
@@ -67,7 +107,7 @@ extension ManashikiClient {
         let expectedSize = expecting?.size ?? ticket.size
         let deadline = options.deadline.map { DispatchTime.now().uptimeNanoseconds + UInt64(max(0, $0) * 1e9) }
         let writer = ArtifactWriter(fd: fd, path: partialPath, expectedSize: expectedSize, deadline: deadline, progress: progress)
-        var url = try Self.checkedStorageURL(ticket.downloadUrl)
+        var url = try Self.checkedStorageURL(ticket.downloadUrl, allowingPlainHTTP: plainHTTP)
         var redirects = 0, refreshes = 0, resumes = 0
 
         transfer: while true {
@@ -98,11 +138,14 @@ extension ManashikiClient {
                         throw APIError.refusedURL("the storage host redirected more than \(options.maxRedirects) times")
                     }
                     let next = URL(string: location.absoluteString, relativeTo: url)?.absoluteURL ?? location
-                    if let reason = URLPolicy.refusal(for: next) {
+                    if let reason = URLPolicy.refusal(for: next, allowingPlainHTTP: plainHTTP) {
                         throw APIError.refusedURL("the storage host redirected to a URL that is not allowed (\(reason))")
                     }
                     url = next
                 case .expired(let status):
+                    guard case .registry = origin else {
+                        throw APIError.unexpectedStatus(status: status, message: "from the mirror (it refused the blob)")
+                    }
                     refreshes += 1
                     guard refreshes <= options.maxURLRefreshes else {
                         throw APIError.unexpectedStatus(status: status, message: "the storage host kept refusing fresh download URLs; check the device clock and try again")
@@ -144,11 +187,10 @@ extension ManashikiClient {
             throw APIError.integrityMismatch(expected: expectedDigest, actual: digest)
         }
         try Task.checkCancellation()
-        try POSIX.sync(fd, path: partialPath)
-        let stamp = FileStamp.of(fd: fd) // mtime and inode survive the rename
+        let identity = FileIdentity.of(fd: fd) // mtime and inode survive the flush and the rename
         // Rename while the descriptor (and so its flock) is still held: a concurrent download's
         // cleaner removes partial files whose lock it can take, and would otherwise race this.
-        try store.install(partial: partialName, as: modelId)
+        try store.install(partial: partialName, file: fd, as: modelId)
         installed = true
         close(fd)
         open = false
@@ -156,7 +198,7 @@ extension ManashikiClient {
         Self.excludeFromBackup(localURL)
         var model = DownloadedModel(modelId: modelId, localURL: localURL, sha256: digest, size: writer.written,
                                     version: ticket.version, verified: expectedDigest != nil)
-        model.fileStamp = stamp
+        model.fileIdentity = identity
         return model
     }
 
@@ -200,11 +242,11 @@ extension ManashikiClient {
     }
 
     /// Parses and checks a signed URL against the policy before connecting.
-    static func checkedStorageURL(_ string: String) throws -> URL {
+    static func checkedStorageURL(_ string: String, allowingPlainHTTP: Bool = false) throws -> URL {
         guard let url = URL(string: string), url.scheme != nil else {
             throw APIError.refusedURL("the download URL is not an absolute URL")
         }
-        if let reason = URLPolicy.refusal(for: url) {
+        if let reason = URLPolicy.refusal(for: url, allowingPlainHTTP: allowingPlainHTTP) {
             throw APIError.refusedURL("the download URL is not allowed (\(reason))")
         }
         return url

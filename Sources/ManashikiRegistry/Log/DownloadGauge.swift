@@ -3,7 +3,7 @@ import ManashikiCore
 
 /// Counts storage downloads in progress and the most seen at once.
 final class DownloadGauge: @unchecked Sendable {
-    private let state = Locked((open: 0, max: 0))
+    private let state = Locked((open: 0, max: 0, bytes: Int64(0)))
 
     /// A download started.
     func begin() { state.withLock { $0.open += 1; $0.max = Swift.max($0.max, $0.open) } }
@@ -13,6 +13,10 @@ final class DownloadGauge: @unchecked Sendable {
     var open: Int { state.withLock { $0.open } }
     /// The most downloads seen in progress at once.
     var maximum: Int { state.withLock { $0.max } }
+    /// Counts the body bytes of an artifact response the storage origin starts sending.
+    func served(_ bytes: Int64) { state.withLock { $0.bytes += bytes } }
+    /// Artifact body bytes the storage origin has sent (or begun sending) since it started.
+    var bytesServed: Int64 { state.withLock { $0.bytes } }
     /// Sets the maximum back to the current count.
     func resetMaximum() { state.withLock { $0.max = $0.open } }
 }

@@ -81,6 +81,7 @@ struct StorageOrigin: HTTPRequestHandler {
         if contentLength > 0 { response.closeConnection = true }
         state.gauge.begin()
         defer { state.gauge.end() }
+        if !headOnly, case .file(_, _, let length) = response.body { state.gauge.served(length) }
         return ResponseWriter.send(response, on: connection, headOnly: headOnly, keepAlive: request.wantsKeepAlive,
                                    fault: FaultResponses.bodyFault(for: fault))
     }

@@ -1,14 +1,14 @@
 import Foundation
 
-/// Builds the wire JSON of CONTRACT §3 by hand from a `ModelEntry`.
+/// Builds the wire JSON of CONTRACT §3 by hand from a `ServedModel`.
 enum WireRecord {
     /// An entry of `GET /api/models`: `modelId`, `version`, `size`, `sha256`.
-    static func summary(_ e: ModelEntry) -> [String: Any] {
+    static func summary(_ e: ServedModel) -> [String: Any] {
         ["modelId": e.model.modelId, "version": e.model.version, "size": e.artifact.size, "sha256": e.artifact.sha256]
     }
 
     /// The full record of `GET /api/models/{modelId}`.
-    static func full(_ e: ModelEntry) -> [String: Any] {
+    static func full(_ e: ServedModel) -> [String: Any] {
         let m = e.model
         var compatibility: [String: Any] = ["platforms": m.platforms]
         if let v = m.minOS { compatibility["min_os"] = v }

@@ -30,6 +30,9 @@ public struct ModelResult: Sendable, Equatable, CustomStringConvertible {
     public var planned: PlanItem
     /// How it ended.
     public var status: Status
+    /// Where the installed bytes came from (`registry`, `bundle /path`, `mirror https://…`),
+    /// `store` for a model kept or re-verified in place, nil otherwise.
+    public var source: String?
 
     /// Creates a result.
     public init(modelId: String, planned: PlanItem, status: Status) {

@@ -12,8 +12,10 @@ public struct SyncReport: Sendable, Equatable {
     public var runFailure: SyncFailure?
     /// Leftovers of crashed runs that were removed.
     public var cleanedLeftovers: [String]
-    /// Bytes downloaded.
+    /// Bytes downloaded (from every source).
     public var bytesDownloaded: Int64
+    /// Bytes installed, by where they came from (`registry`, `bundle /path`, `mirror …`).
+    public var bytesBySource: [String: Int64] = [:]
     /// Bytes re-hashed to check files that changed behind our back.
     public var bytesHashed: Int64
     /// Warnings (deprecated models, refused rollbacks, unusable state file…).

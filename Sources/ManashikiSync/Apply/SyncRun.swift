@@ -15,6 +15,7 @@ final class SyncRun: Sendable {
     let registry: any RegistryClient
     let options: Reconciler.Options
     let retry: RetryPolicy
+    let downloadOptions: DownloadOptions
     let layout: StoreLayout
     let resolver: SecretResolver
     let emit: @Sendable (SyncEvent) -> Void
@@ -26,15 +27,20 @@ final class SyncRun: Sendable {
     /// The registry records the plan was made with, by model id (their facts are recorded
     /// with each install, for `export`).
     let plannedRecords = Locked<[String: ModelRecord]>([:])
+    /// Bytes installed by source label.
+    let bytesBySource = Locked<[String: Int64]>([:])
+    /// Sources that served bad bytes (rejected), reported as warnings.
+    let sourceWarnings = Locked<[String]>([])
 
-    /// A run of `manifest` against `registry`; secrets come from `options.environment`, paths
+    /// A run of `manifest` against `registry`, each download tuned by `download`; secrets come from `options.environment`, paths
     /// resolve against the manifest's directory.
     init(manifest: Manifest, registry: any RegistryClient, options: Reconciler.Options, retry: RetryPolicy,
-         emit: @escaping @Sendable (SyncEvent) -> Void) {
+         download: DownloadOptions, emit: @escaping @Sendable (SyncEvent) -> Void) {
         self.manifest = manifest
         self.registry = registry
         self.options = options
         self.retry = retry
+        downloadOptions = download
         layout = StoreLayout(directory: manifest.storeDirectory)
         resolver = SecretResolver(environment: options.environment, baseDirectory: manifest.baseDirectory)
         self.emit = emit
@@ -88,13 +94,53 @@ final class SyncRun: Sendable {
         state.withLock { $0 = initial }
         let identities = StoreScanner.identities(layout)
 
-        let catalog: [ModelEntry]
-        do {
-            catalog = try await retry.run({ [registry] in try await registry.listModels() }, onRetry: { [emit] attempt, error, wait in
-                emit(.retrying(modelId: nil, attempt: attempt, delay: wait, reason: error.description))
-            })
-        } catch {
-            return SyncReport(outcome: Task.isCancelled ? .cancelled : .failed, runFailure: SyncFailure(error), cleanedLeftovers: cleaned, warnings: warnings)
+        // What stands in for the catalog: the lock, the bundles' indexes (offline), or the registry's.
+        let fetcher = makeFetcher()
+        var planManifest = manifest
+        var catalog: [ModelEntry] = []
+        var preset: [String: ModelRecord] = [:]
+        var context = FetchContext(fetcher: fetcher, offline: options.offline, fallback: manifest.fallback)
+        if options.lock != nil || options.offline {
+            var artifacts: [PinnedArtifact]
+            if let lock = options.lock {
+                let (pinned, locked, differences) = SourcePlanning.locked(manifest, lock)
+                guard differences.isEmpty else {
+                    return SyncReport(outcome: .failed, runFailure: SyncFailure(kind: .terminal,
+                        message: "the lock file does not match the manifest (\(differences.map(\.description).joined(separator: "; "))); run `manashiki-sync lock` and commit the lock"),
+                        cleanedLeftovers: cleaned, warnings: warnings)
+                }
+                planManifest = pinned
+                artifacts = locked
+                if !options.offline && manifest.fallback == .registry {
+                    do {
+                        let current = try await retry.run({ [registry] in try await registry.listModels() })
+                        context.registryServes = Dictionary(current.map { ($0.modelId, $0.sha256) }, uniquingKeysWith: { a, _ in a })
+                    } catch {
+                        context.registryServes = [:]
+                        warnings.append("the registry's catalog could not be read (\(SyncFailure(error).message)); locked models come only from the sources")
+                    }
+                }
+            } else {
+                var indexes: [BundleIndex] = []
+                for source in fetcher.sources {
+                    guard let bundle = source.bundle else { continue }
+                    do { indexes.append(try BundleIndex.read(bundle)) } catch {
+                        warnings.append("\(source.label) cannot be used offline: \(error)")
+                        context.unreadable.append("\(source.label): \(error)")
+                    }
+                }
+                artifacts = SourcePlanning.offlineCatalog(manifest, indexes)
+            }
+            catalog = artifacts.map(\.entry)
+            for artifact in artifacts { if let record = artifact.modelRecord { preset[artifact.modelId] = record } }
+        } else {
+            do {
+                catalog = try await retry.run({ [registry] in try await registry.listModels() }, onRetry: { [emit] attempt, error, wait in
+                    emit(.retrying(modelId: nil, attempt: attempt, delay: wait, reason: error.description))
+                })
+            } catch {
+                return SyncReport(outcome: Task.isCancelled ? .cancelled : .failed, runFailure: SyncFailure(error), cleanedLeftovers: cleaned, warnings: warnings)
+            }
         }
         let byId = Dictionary(catalog.map { ($0.modelId, $0) }, uniquingKeysWith: { a, _ in a })
 
@@ -104,21 +150,59 @@ final class SyncRun: Sendable {
             if let s = initial.models[id] { sizes[id, default: []].insert(s.size) }
         }
         let snapshot = await StoreScanner.snapshot(layout, state: initial, identities: identities, candidateSizes: sizes)
-        var input = PlanInput(manifest: manifest, device: options.device ?? manifest.device ?? .current, snapshot: snapshot,
+        var input = PlanInput(manifest: planManifest, device: options.device ?? manifest.device ?? .current, snapshot: snapshot,
                               catalog: catalog, freeBytes: options.freeSpace(layout.directory), forcePrune: options.forcePrune)
+        let privateSource = fetcher.eligible(isPrivate: true).first
         for spec in manifest.models {
             if let entry = byId[spec.id], let cached = initial.record(spec.id, version: entry.version) { input.records[spec.id] = cached }
-            input.sessions[spec.id] = resolver.availability(spec.session, registry: registry)
+            if let record = preset[spec.id] { input.records[spec.id] = record }
+            if options.offline {
+                // Offline, a private model needs no session: it can come only from a source marked for it.
+                input.sessions[spec.id] = privateSource == nil
+                    ? .unavailable("offline, private models come only from a bundle marked \"private\": true, and none is")
+                    : .available
+            } else if spec.session == nil, let entry = byId[spec.id], fetcher.holdsLocally(entry.sha256, isPrivate: true) {
+                // A bundle marked for private models holds it: no session is needed to copy it.
+                input.sessions[spec.id] = .available
+            } else {
+                input.sessions[spec.id] = resolver.availability(spec.session, registry: registry)
+            }
         }
-        await fetchRecords(Planner.recordsNeeded(input), into: &input)
+        let needed = Planner.recordsNeeded(input).filter { input.records[$0.modelId] == nil }
+        if options.lock != nil || options.offline {
+            let what = options.lock != nil ? "the lock file" : "the bundle's index"
+            for entry in needed {
+                input.recordFailures[entry.modelId] = "\(what) has no record facts for \(entry.modelId) \(entry.version) (write it again with a current manashiki-sync)"
+            }
+        } else {
+            await fetchRecords(needed, into: &input)
+        }
 
-        let plan = Planner.plan(input)
+        let fetchContext = context
+        let plan = SourcePlanning.adjust(Planner.plan(input), offline: options.offline, unavailable: { id in
+            let spec = planManifest.models.first { $0.id == id }
+            let bundles = fetcher.sources.filter { $0.bundle != nil }.map(\.label)
+            var why = "offline, no bundle holds an artifact of \(id) satisfying \(spec.map { "\($0.version)" } ?? "the manifest")"
+            why += bundles.isEmpty ? " (no bundle source is configured: add one to \"sources\" or pass --from DIR)" : " (searched: \(bundles.joined(separator: ", ")))"
+            if !fetchContext.unreadable.isEmpty { why += "; unreadable: \(fetchContext.unreadable.joined(separator: "; "))" }
+            return why
+        }, source: { item in
+            switch item.action {
+            case .keep, .verify: return "store"
+            case .download(let t), .replace(_, let t, _):
+                return fetcher.expectedSource(sha256: t.sha256, isPrivate: t.needsSession,
+                                              registryAllowed: fetchContext.registryRefusal(item.modelId, t) == nil)
+            default: return nil
+            }
+        })
         plannedRecords.withLock { $0 = input.records }
         emit(.planReady(plan))
         warnings += plan.warnings
         func report(_ outcome: SyncOutcome, _ results: [ModelResult], failure: SyncFailure? = nil) -> SyncReport {
-            SyncReport(outcome: outcome, plan: plan, results: results, runFailure: failure, cleanedLeftovers: cleaned,
-                       bytesDownloaded: bytesDownloaded.current, bytesHashed: snapshot.bytesHashed, warnings: warnings)
+            var r = SyncReport(outcome: outcome, plan: plan, results: results, runFailure: failure, cleanedLeftovers: cleaned,
+                               bytesDownloaded: bytesDownloaded.current, bytesHashed: snapshot.bytesHashed, warnings: warnings + sourceWarnings.current)
+            r.bytesBySource = bytesBySource.current
+            return r
         }
         if options.dryRun {
             return report(.planned, plan.items.map { ModelResult(modelId: $0.modelId, planned: $0, status: Self.passiveStatus($0) ?? .notRun("dry run")) })
@@ -129,7 +213,7 @@ final class SyncRun: Sendable {
             return report(.refused, results, failure: SyncFailure(kind: .terminal, message: refusal.description))
         }
 
-        var results = await apply(plan, snapshot: snapshot)
+        var results = await apply(plan, snapshot: snapshot, context: fetchContext)
         results += prune(plan, after: results)
         finishState(initial: initial, catalog: byId, warnings: &warnings)
         return report(outcome(results), results)
@@ -183,14 +267,15 @@ final class SyncRun: Sendable {
 
     /// Runs downloads, replacements and verifications with a sliding window of
     /// `store.concurrency` tasks; one action per model.
-    private func apply(_ plan: Plan, snapshot: StoreSnapshot) async -> [ModelResult] {
+    private func apply(_ plan: Plan, snapshot: StoreSnapshot, context: FetchContext) async -> [ModelResult] {
         var results: [String: ModelResult] = [:]
         var work: [PlanItem] = []
         for item in plan.items {
             if case .prune = item.action { continue }
             if let passive = Self.passiveStatus(item) {
                 if case .blocked(let cause) = item.action, Self.isPruneBlock(cause) { continue }
-                let result = ModelResult(modelId: item.modelId, planned: item, status: passive)
+                var result = ModelResult(modelId: item.modelId, planned: item, status: passive)
+                if case .keep = item.action { result.source = "store" }
                 results[item.modelId] = result
                 emit(.modelFinished(result))
             } else {
@@ -201,7 +286,7 @@ final class SyncRun: Sendable {
             var pending = work[...]
             let addNext: (inout TaskGroup<ModelResult>) -> Void = { group in
                 guard let item = pending.popFirst() else { return }
-                group.addTask { await self.perform(item, snapshot: snapshot) }
+                group.addTask { await self.perform(item, snapshot: snapshot, context: context) }
             }
             for _ in 0..<max(1, manifest.store.concurrency) { addNext(&group) }
             while let result = await group.next() {
@@ -223,7 +308,7 @@ final class SyncRun: Sendable {
         }
     }
 
-    private func perform(_ item: PlanItem, snapshot: StoreSnapshot) async -> ModelResult {
+    private func perform(_ item: PlanItem, snapshot: StoreSnapshot, context: FetchContext) async -> ModelResult {
         let id = item.modelId
         emit(.modelStarted(modelId: id, action: item.action))
         func fail(_ failure: SyncFailure) -> ModelResult { ModelResult(modelId: id, planned: item, status: .failed(failure)) }
@@ -235,50 +320,78 @@ final class SyncRun: Sendable {
             let previous = state.withLock { $0.models[id] }
             let facts = previous?.sha256 == sha ? previous?.record : facts(of: id, sha256: sha)
             record(id, StoreState.Installed(version: version, sha256: sha, size: size, identity: identity, record: facts))
-            return ModelResult(modelId: id, planned: item, status: .verified(version: version))
+            var result = ModelResult(modelId: id, planned: item, status: .verified(version: version))
+            result.source = "store"
+            return result
 
         case .download(let target), .replace(_, let target, _):
-            var token: String?
-            if target.needsSession {
-                guard let source = manifest.models.first(where: { $0.id == id })?.session else {
-                    return fail(SyncFailure(kind: .terminal, message: "private model without a session source"))
-                }
-                do {
-                    token = try await retry.run({ [resolver, registry] in try await resolver.token(source, registry: registry) })
-                } catch { return fail(SyncFailure(error)) }
-            }
             let expected = ExpectedArtifact(sha256: target.sha256, size: target.size, version: target.version)
-            let downloaded: DownloadedModel
+            let timeout = downloadOptions.deadline
+            let progress: @Sendable (Int64, Int64?) -> Void = { [emit] written, total in
+                emit(.progress(modelId: id, bytesWritten: written, totalBytes: total))
+            }
+            let fetched: ArtifactFetcher.Fetched
             do {
-                downloaded = try await retry.run({ [registry, emit, token] in
-                    try await registry.download(id, session: token, expecting: expected,
-                                                timeout: manifest.policies.downloadTimeoutSeconds.map(TimeInterval.init), progress: { written, total in
-                        emit(.progress(modelId: id, bytesWritten: written, totalBytes: total))
-                    })
-                }, onRetry: { [emit] attempt, error, wait in
-                    emit(.retrying(modelId: id, attempt: attempt, delay: wait, reason: error.description))
-                })
+                let store = try StorageDirectory(url: layout.directory)
+                fetched = try await context.fetcher.fetch(id, target: target, store: store, timeout: timeout, progress: progress,
+                                                          warn: { [sourceWarnings] text in sourceWarnings.withLock { $0.append(text) } },
+                                                          registryRefusal: context.registryRefusal(id, target)) { [self] in
+                    try await self.registryDownload(id, target: target, expected: expected, progress: progress)
+                }
             } catch { return fail(SyncFailure(error)) }
+            let downloaded = fetched.model
             guard downloaded.sha256 == target.sha256 else {
                 return fail(SyncFailure(APIError.integrityMismatch(expected: target.sha256, actual: downloaded.sha256)))
             }
             // The identity of the file we wrote (taken before the rename), not of whatever is at
             // the path now: a file swapped in by someone else is then noticed and re-hashed.
-            let stamped = downloaded.fileStamp.map { FileIdentity(size: $0.size, mtimeNanoseconds: $0.mtimeNanoseconds, inode: $0.inode) }
-            guard let identity = stamped ?? FileIdentity.of(layout.modelFile(id)) else {
+            guard let identity = downloaded.fileIdentity ?? FileIdentity.of(layout.modelFile(id)) else {
                 return fail(SyncFailure(kind: .terminal, message: "the download reported success but \(layout.modelFile(id).path) is missing"))
             }
             bytesDownloaded.withLock { $0 += downloaded.size }
+            bytesBySource.withLock { $0[fetched.source, default: 0] += downloaded.size }
             record(id, StoreState.Installed(version: target.version, sha256: downloaded.sha256, size: downloaded.size, identity: identity,
                                             record: facts(of: id, sha256: downloaded.sha256)))
-            if case .replace(let from, _, _) = item.action {
-                return ModelResult(modelId: id, planned: item, status: .replaced(from: from, to: target.version))
-            }
-            return ModelResult(modelId: id, planned: item, status: .installed(version: target.version))
+            var result = ModelResult(modelId: id, planned: item, status: .installed(version: target.version))
+            if case .replace(let from, _, _) = item.action { result.status = .replaced(from: from, to: target.version) }
+            result.source = fetched.source
+            return result
 
         default:
             return ModelResult(modelId: id, planned: item, status: Self.passiveStatus(item) ?? .notRun("nothing to do"))
         }
+    }
+
+    /// Downloads from the registry with the retry policy, minting or reading the session token
+    /// of a private model first.
+    private func registryDownload(_ id: String, target: ArtifactTarget, expected: ExpectedArtifact,
+                                  progress: @escaping @Sendable (Int64, Int64?) -> Void) async throws -> DownloadedModel {
+        var token: String?
+        if target.needsSession {
+            guard let source = manifest.models.first(where: { $0.id == id })?.session else {
+                throw SyncFailure(kind: .terminal, message: "private model without a session source")
+            }
+            token = try await retry.run({ [resolver, registry] in try await resolver.token(source, registry: registry) })
+        }
+        return try await retry.run({ [registry, token, downloadOptions] in
+            try await registry.download(id, session: token, expecting: expected, options: downloadOptions, progress: progress)
+        }, onRetry: { [emit] attempt, error, wait in
+            emit(.retrying(modelId: id, attempt: attempt, delay: wait, reason: error.description))
+        })
+    }
+
+    /// The run's sources: `--from` first, then the manifest's, bundle paths resolved.
+    private func makeFetcher() -> ArtifactFetcher {
+        let resolved = (options.extraSources + manifest.sources).map { source -> ArtifactFetcher.ResolvedSource in
+            switch source.kind {
+            case .bundle(let path):
+                let url = manifest.bundleDirectory(path)
+                return ArtifactFetcher.ResolvedSource(source: source, bundle: BundleLayout(directory: url), label: "bundle \(url.path)")
+            case .mirror:
+                return ArtifactFetcher.ResolvedSource(source: source, bundle: nil, label: source.description)
+            }
+        }
+        return ArtifactFetcher(sources: resolved, mirrorClient: registry as? any MirrorDownloading, offline: options.offline)
     }
 
     /// The facts of the record the plan used for `id`, when it describes this artifact.
@@ -340,7 +453,7 @@ final class SyncRun: Sendable {
     private func delete(_ id: String) -> ModelResult.Status {
         let url = layout.modelFile(id)
         guard ModelID.modelId(fromFileName: url.lastPathComponent) == id,
-              let info = POSIXFile.lstatInfo(url.path), POSIXFile.isRegular(info) else {
+              let info = POSIX.lstatInfo(url.path), POSIX.isRegular(info) else {
             return .failed(SyncFailure(kind: .terminal, message: "\(url.lastPathComponent) is not a regular model file; left alone"))
         }
         guard unlink(url.path) == 0 else {

@@ -6,7 +6,7 @@ import ManashikiCore
 struct ManifestValidator {
     private var problems: [ManifestProblem] = []
 
-    static let rootKeys = ["schemaVersion", "registry", "store", "device", "policies", "metrics", "models"]
+    static let rootKeys = ["schemaVersion", "registry", "store", "device", "policies", "metrics", "sources", "fallback", "models"]
     static let metricsKeys = ["file"]
     static let registryKeys = ["baseURL", "apiKey"]
     static let storeKeys = ["directory", "concurrency", "prune"]
@@ -90,7 +90,11 @@ struct ManifestValidator {
         } else {
             problems.append(ManifestProblem(path: "models", message: "is missing", hint: #"add "models": [{"id": "…", "version": "latest"}] (an empty array is allowed)"#))
         }
+        let (sources, fallback, sourceProblems) = ArtifactSourceParser.parse(sources: top["sources"], fallback: top["fallback"])
+        problems += sourceProblems
         var manifest = Manifest(registry: registry, store: store, device: device, policies: policies, metrics: metrics, models: models)
+        manifest.sources = sources
+        manifest.fallback = fallback
         manifest.schemaVersion = Manifest.currentSchemaVersion
         return manifest
     }

@@ -25,6 +25,10 @@ public struct Manifest: Sendable, Hashable, Decodable {
     public var policies: SyncPolicies
     /// Where the run's Prometheus metrics go.
     public var metrics: MetricsSettings
+    /// Bundles and mirrors tried, in order, before the registry (see `ArtifactSource`).
+    public var sources: [ArtifactSource] = []
+    /// Whether the registry is tried when no source has an artifact. Default `.registry`.
+    public var fallback: SourceFallback = .registry
     /// The models wanted, in order.
     public var models: [ModelSpec]
     /// The directory relative paths resolve against (the manifest file's directory when
@@ -79,6 +83,9 @@ public struct Manifest: Sendable, Hashable, Decodable {
         guard let path = store.directory else { return ManashikiClient.defaultStorageDirectory }
         return PathResolver.resolve(path, against: baseDirectory)
     }
+
+    /// The directory of a bundle source, resolved like `store.directory`.
+    public func bundleDirectory(_ path: String) -> URL { PathResolver.resolve(path, against: baseDirectory) }
 
     /// `metrics.file` resolved against `baseDirectory`, or nil when the manifest names none.
     public var metricsFile: URL? { metrics.file.map { PathResolver.resolve($0, against: baseDirectory) } }

@@ -10,6 +10,9 @@ public struct PlanItem: Sendable, Hashable, CustomStringConvertible {
     public var reason: String
     /// Things worth telling a person (a deprecated model, a refused rollback…).
     public var warnings: [String]
+    /// Where the bytes are expected to come from: `store` (nothing to fetch), `registry`, or a
+    /// source (`bundle /path`, `mirror https://…`); nil when nothing is fetched or kept.
+    public var source: String?
 
     /// Creates an item.
     public init(modelId: String, action: PlanAction, reason: String, warnings: [String] = []) {

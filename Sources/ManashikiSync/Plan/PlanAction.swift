@@ -67,7 +67,8 @@ public enum BlockCause: Sendable, Hashable {
     case sunset
     /// The model cannot run on the device (each reason in words).
     case incompatible([String])
-
+    /// `--offline` or `--locked`: no bundle, lock or source can satisfy the entry.
+    case unavailable(String)
 }
 
 /// What the plan does with one model.

@@ -63,6 +63,11 @@ public struct CommandContext: Sendable {
         return .usage
     }
 
+    /// The key, or nil with `--offline` (no request is made, so none is needed).
+    public func loadKeyUnlessOffline(manifest: Manifest) throws(KeyError) -> LoadedKey? {
+        global.offline ? nil : try loadKey(manifest: manifest)
+    }
+
     /// Loads the key, hiding it (and the manifest's session tokens from the environment) from
     /// every later output; in verbose mode says where it came from.
     public func loadKey(manifest: Manifest) throws(KeyError) -> LoadedKey {

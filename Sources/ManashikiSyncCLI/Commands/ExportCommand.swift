@@ -1,4 +1,5 @@
 import Foundation
+import Manashiki
 import ManashikiSync
 
 /// `manashiki-sync export DIR`: write the store's verified models (or the manifest's, or the
@@ -16,7 +17,8 @@ public struct ExportCommand: Sendable {
     }
 
     /// Runs it: 0 everything selected is in the bundle, 3 some models could not be exported,
-    /// 1 none could (or the bundle or store is unusable), 2 usage/manifest/lock error.
+    /// 1 none could (or the bundle or store is unusable), 2 usage/manifest/lock error, 75 the
+    /// store is locked by a running sync.
     public func run() async -> ExitCode {
         let cwd = context.console.currentDirectory
         let store: URL, manifest: Manifest?
@@ -39,9 +41,24 @@ public struct ExportCommand: Sendable {
             }
         }
         let bundle = BundleLayout(directory: PathResolver.resolve(options.directory, against: cwd))
+        let layout = StoreLayout(directory: store)
+        // Hold the store's lock so a sync cannot replace files or the state mid-export.
+        var lock: StoreLock?
+        if FileManager.default.fileExists(atPath: layout.metadataDirectory.path) {
+            do { lock = try await StoreLock.acquire(layout, timeout: context.global.lockTimeout) } catch {
+                context.console.error("\(SyncFailure(error).message)")
+                return .failure
+            }
+            guard lock != nil else {
+                context.console.error("another run holds the lock on \(layout.directory.path); try again when it has finished")
+                summary(outcome: "locked", code: .locked, bundle: bundle, report: nil, error: "the store is locked by another run")
+                return .locked
+            }
+        }
+        defer { lock?.release() }
         let report: BundleExporter.Report
         do {
-            report = try BundleExporter.export(store: StoreLayout(directory: store), to: bundle, selection: selection)
+            report = try BundleExporter.export(store: layout, to: bundle, selection: selection)
         } catch {
             context.console.error("\(error)")
             summary(outcome: "failed", code: .failure, bundle: bundle, report: nil, error: "\(error)")

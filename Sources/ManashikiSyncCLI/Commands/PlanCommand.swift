@@ -16,8 +16,8 @@ public struct PlanCommand: Sendable {
         do { manifest = try ManifestLoader.load(context.global, currentDirectory: context.console.currentDirectory) } catch {
             return context.report(error, command: "plan")
         }
-        let key: LoadedKey
-        do { key = try context.loadKey(manifest: manifest) } catch { return context.report(error, command: "plan") }
+        let key: LoadedKey?
+        do { key = try context.loadKeyUnlessOffline(manifest: manifest) } catch { return context.report(error, command: "plan") }
         return await ReconcileRun(context: context, manifest: manifest, key: key, command: "plan", dryRun: true).perform().0
     }
 }

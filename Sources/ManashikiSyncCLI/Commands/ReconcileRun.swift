@@ -6,7 +6,8 @@ import ManashikiSync
 struct ReconcileRun: Sendable {
     let context: CommandContext
     let manifest: Manifest
-    let key: LoadedKey
+    /// The key; nil with `--offline`.
+    let key: LoadedKey?
     /// `plan`, `sync` or `verify`.
     let command: String
     /// Plan only.
@@ -18,9 +19,27 @@ struct ReconcileRun: Sendable {
     func perform() async -> (ExitCode, SyncReport?) {
         var options = Reconciler.Options(lockTimeout: context.global.lockTimeout, dryRun: dryRun)
         options.environment = SyncEnvironment(variables: context.console.environment)
+        let cwd = context.console.currentDirectory
+        options.offline = context.global.offline
+        for text in context.global.from {
+            do { options.extraSources.append(try ArtifactSource(commandLine: text, relativeTo: cwd)) } catch {
+                context.console.error("--from \(error)")
+                return (.usage, nil)
+            }
+        }
+        if context.global.locked {
+            do { options.lock = try LockFile.read(ManifestLoader.lockURL(context.global, currentDirectory: cwd)) } catch {
+                context.console.error("\(error)")
+                return (.usage, nil)
+            }
+        }
         let reconciler: Reconciler
         do {
-            reconciler = try Reconciler(manifest: manifest, apiKey: key.value, options: options)
+            if let key {
+                reconciler = try Reconciler(manifest: manifest, apiKey: key.value, options: options)
+            } else {
+                reconciler = Reconciler(manifest: manifest, registry: OfflineRegistry(storageDirectory: manifest.storeDirectory), options: options)
+            }
         } catch {
             context.console.error("cannot use the registry settings: \(SyncFailure(error).description)")
             return (.usage, nil)

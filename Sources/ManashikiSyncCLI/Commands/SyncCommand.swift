@@ -1,4 +1,5 @@
 import Foundation
+import Manashiki
 import ManashikiSync
 import ManashikiCore
 
@@ -27,8 +28,8 @@ public struct SyncCommand: Sendable {
             writeMetrics(metricsFile(nil)) { $0.metrics(outcome: "manifest-error", exitCode: code, store: store, started: started, finished: context.console.date()) }
             return code
         }
-        let key: LoadedKey
-        do { key = try context.loadKey(manifest: manifest) } catch {
+        let key: LoadedKey?
+        do { key = try context.loadKeyUnlessOffline(manifest: manifest) } catch {
             let code = context.report(error, command: "sync")
             writeMetrics(metricsFile(manifest)) {
                 $0.metrics(outcome: "key-error", exitCode: code, store: manifest.storeDirectory, started: started, finished: context.console.date())
@@ -56,7 +57,7 @@ public struct SyncCommand: Sendable {
     }
 
     /// One sync, with its last-run record and metrics.
-    func once(manifest: Manifest, key: LoadedKey) async -> ExitCode {
+    func once(manifest: Manifest, key: LoadedKey?) async -> ExitCode {
         let started = context.console.date()
         let (code, report) = await ReconcileRun(context: context, manifest: manifest, key: key, command: "sync", dryRun: options.dryRun).perform()
         guard let report, !options.dryRun else { return code }

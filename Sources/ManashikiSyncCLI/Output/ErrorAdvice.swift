@@ -58,6 +58,8 @@ public enum ErrorAdvice {
         case .pruneLimit(let count, let max):
             return ("\(count) files would be pruned but at most \(max) may be deleted in one run",
                     "check the manifest lists every model you want; if the prunes are intended, pass --max-delete \(count) or raise store.prune.maxDeletes")
+        case .unavailable(let why):
+            return (why, "add a bundle that holds it (`manashiki-sync export` on a synced machine, then \"sources\" or --from), or run online")
         case .emptyManifest:
             return ("the manifest lists no models, so pruning would empty the store",
                     "add models to the manifest, or set store.prune.allowEmptyManifest to true if emptying is intended")

@@ -79,6 +79,7 @@ public final class JSONEventWriter: RunRenderer, @unchecked Sendable {
             "exitName": summary.exitCode.name, "dryRun": summary.dryRun,
             "counts": ResultView.counts(report.results), "models": report.results.map(Self.resultFields),
             "bytesDownloaded": report.bytesDownloaded, "bytesHashed": report.bytesHashed,
+            "bytesBySource": report.bytesBySource.mapValues { NSNumber(value: $0) },
             "durationSeconds": (summary.durationSeconds * 1000).rounded() / 1000,
             "warnings": report.warnings.map(TextSanitizer.oneLine), "cleanedLeftovers": report.cleanedLeftovers,
             "plan": report.plan.map(Self.planFields), "error": nil,
@@ -112,6 +113,7 @@ public final class JSONEventWriter: RunRenderer, @unchecked Sendable {
             "modelId": item.modelId, "action": item.action.name, "version": ResultView.version(item.action),
             "fromVersion": ResultView.fromVersion(item.action), "bytes": ResultView.bytes(item.action),
             "reason": TextSanitizer.oneLine(item.reason), "warnings": item.warnings.map(TextSanitizer.oneLine), "error": nil,
+            "source": item.source,
         ]
         if let advice = ErrorAdvice.text(forBlocked: item) {
             fields["error"] = errorFields(message: advice.what, hint: advice.todo, kind: "terminal")
@@ -125,6 +127,7 @@ public final class JSONEventWriter: RunRenderer, @unchecked Sendable {
             "modelId": result.modelId, "status": ResultView.status(result.status), "action": result.planned.action.name,
             "version": ResultView.version(result), "fromVersion": ResultView.fromVersion(result),
             "bytes": ResultView.bytes(result.planned.action), "reason": TextSanitizer.oneLine(result.planned.reason), "error": nil,
+            "source": result.source,
         ]
         if case .notRun(let why) = result.status { fields["reason"] = TextSanitizer.oneLine(why) }
         if let problem = ResultView.problem(result) {

@@ -84,6 +84,7 @@ public final class PlainRenderer: RunRenderer, @unchecked Sendable {
             if let bytes = ResultView.bytes(r.planned.action) {
                 text += " (\(ByteFormat.bytes(bytes))\(seconds.map { " in \(ByteFormat.duration($0))" } ?? ""))"
             }
+            if let source = r.source, source != "registry" { text += " from \(source)" }
         case .unchanged, .verified: text += " \(version)"
         case .skipped, .blocked: text += " — \(r.planned.reason)"
         case .notRun(let why): text += " — \(why)"

@@ -33,7 +33,7 @@ public struct LastRunRecord: Sendable, Codable, Equatable {
     public static let schemaName = "manashiki-sync/last-run/v1"
 
     /// The record's path in `layout`.
-    public static func url(_ layout: StoreLayout) -> URL { layout.metadataDirectory.appendingPathComponent("last-run.json") }
+    public static func url(_ layout: StoreLayout) -> URL { layout.lastRunFile }
 
     /// Writes the record atomically (`DurableFile`); failures are returned as text (the run's
     /// result stands).

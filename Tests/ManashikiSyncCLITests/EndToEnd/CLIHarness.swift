@@ -72,6 +72,11 @@ enum CLI {
         /// Sends `signal`.
         func send(_ signal: Int32) { child.send(signal) }
 
+        /// Sends `signal` as soon as `condition(stdout)` holds (see `RunningChild.send(_:when:)`).
+        func send(_ signal: Int32, whenOutput condition: @escaping @Sendable (String) -> Bool) async -> Bool {
+            await child.send(signal, when: { [child] in condition(child.out.text) })
+        }
+
         /// Waits for the exit (killing it after `timeout` seconds).
         func finish(timeout: Double = 30) async -> CLIResult {
             let r = await child.finish(timeout: timeout)

@@ -7,28 +7,26 @@ import Glibc
 
 @Suite("signals (built binary)")
 struct SignalTrapTests {
-    /// Starts a sync whose `beta` download drips slowly, and waits until it has started.
-    static func startSlowSync(_ fixture: Fixture, extra: [String] = []) async throws -> CLI.Running {
-        // 128 KiB at 1 KiB per 250 ms: half a minute, so the download is still in flight when a
-        // starved test task gets to send its signal (the test itself ends at the signal).
+    /// Starts a sync whose `beta` download drips slowly and sends `signal` once it is under way
+    /// (a progress line for beta that is not its last).
+    static func interruptSlowSync(_ fixture: Fixture, with signal: Int32) async throws -> CLIResult {
+        // 128 KiB at 1 KiB per 250 ms: half a minute, so the download is still in flight when the
+        // signal goes out (the test itself ends at the signal).
         fixture.registry.setFault(.slowDrip(chunkBytes: 1024, intervalMilliseconds: 250), modelId: "beta", endpoint: .storage)
-        let running = try fixture.start(["sync", "--json"] + extra)
-        // A progress line for beta that is not its last: the download is under way.
-        let started = await running.waitForOutput { text in
+        let running = try fixture.start(["sync", "--json"])
+        let started = await running.send(signal) { text in
             text.split(separator: "\n").contains { line in
                 line.contains(#""type":"model.progress""#) && line.contains(#""modelId":"beta""#) && !line.contains(#""bytesWritten":131072"#)
             }
         }
         #expect(started)
-        return running
+        return await running.finish()
     }
 
     @Test("SIGINT during a download cancels it cleanly: exit 130, no partial file left")
     func interrupt() async throws {
         let fixture = try Fixture()
-        let running = try await Self.startSlowSync(fixture)
-        running.send(SIGINT)
-        let result = await running.finish()
+        let result = try await Self.interruptSlowSync(fixture, with: SIGINT)
         #expect(result.status == 130)
         #expect(fixture.installed("beta") == nil)
         let partial = fixture.store.appendingPathComponent(".manashiki/partial")
@@ -40,9 +38,7 @@ struct SignalTrapTests {
     @Test("SIGTERM during a download exits 143")
     func terminate() async throws {
         let fixture = try Fixture()
-        let running = try await Self.startSlowSync(fixture)
-        running.send(SIGTERM)
-        let result = await running.finish()
+        let result = try await Self.interruptSlowSync(fixture, with: SIGTERM)
         #expect(result.status == 143)
     }
 
@@ -50,9 +46,8 @@ struct SignalTrapTests {
     func loopStops() async throws {
         let fixture = try Fixture()
         let running = try fixture.start(["sync", "--every", "1h", "--jitter", "1m", "--json"])
-        let ran = await running.waitForOutput { $0.contains(#""type":"summary""#) }
+        let ran = await running.send(SIGTERM) { $0.contains(#""type":"summary""#) }
         #expect(ran)
-        running.send(SIGTERM)
         let result = await running.finish()
         #expect(result.status == 0)
         #expect(fixture.isInstalledIntact("alpha"))

@@ -1,0 +1,128 @@
+import Foundation
+import Manashiki
+
+/// Gets one artifact into the store: from each eligible source in order, verifying each, then
+/// from the registry unless the run forbids it. A miss, an error or a wrong digest falls
+/// through to the next; a file that does not verify is never installed.
+struct ArtifactFetcher: Sendable {
+    /// The sources, in order (`--from` first, then the manifest's), bundle paths resolved.
+    let sources: [ResolvedSource]
+    /// The SDK client, for mirror downloads (nil: mirrors are skipped).
+    let mirrorClient: (any MirrorDownloading)?
+    /// Whether network sources are skipped (`--offline`).
+    let offline: Bool
+
+    /// A source with its bundle directory resolved against the manifest.
+    struct ResolvedSource: Sendable {
+        var source: ArtifactSource
+        /// The bundle's layout (bundles only).
+        var bundle: BundleLayout?
+        /// How the source is named in reports: `bundle /abs/path` or `mirror https://…`.
+        var label: String
+    }
+
+    /// What was installed, and from where.
+    struct Fetched: Sendable {
+        var model: DownloadedModel
+        /// `registry` or a source's label.
+        var source: String
+        /// Sources that were tried first and why they did not serve it.
+        var skipped: [String]
+    }
+
+    /// The sources a model may come from (private ones only from sources marked for them).
+    func eligible(isPrivate: Bool) -> [ResolvedSource] {
+        sources.filter { (!isPrivate || $0.source.servesPrivate) && !(offline && $0.source.isNetwork) }
+    }
+
+    /// Whether an eligible bundle directory holds the blob.
+    func holdsLocally(_ sha256: String, isPrivate: Bool) -> Bool {
+        eligible(isPrivate: isPrivate).contains { $0.bundle.map { FileManager.default.fileExists(atPath: $0.blob(sha256).path) } ?? false }
+    }
+
+    /// The label of the first source expected to serve the artifact (a bundle that holds the
+    /// blob, else the first mirror), else `registry` when allowed, else nil.
+    func expectedSource(sha256: String, isPrivate: Bool, registryAllowed: Bool) -> String? {
+        for s in eligible(isPrivate: isPrivate) {
+            if let bundle = s.bundle {
+                if FileManager.default.fileExists(atPath: bundle.blob(sha256).path) { return s.label }
+            } else if mirrorClient != nil {
+                return s.label
+            }
+        }
+        return registryAllowed ? "registry" : nil
+    }
+
+    /// Installs `target` as `<store>/<modelId>.bin`.
+    /// - Parameters:
+    ///   - registryRefusal: why the registry may not be used for it (`--offline`, `"fallback":
+    ///     "none"`, a locked artifact it no longer serves), or nil when it may.
+    ///   - registry: downloads from the registry (with its retries and session token).
+    ///   - warn: reports a source that served bad bytes.
+    /// - Throws: the registry's error, or a `SyncFailure` listing every source tried.
+    func fetch(_ modelId: String, target: ArtifactTarget, store: StorageDirectory, timeout: TimeInterval?,
+               progress: @escaping @Sendable (Int64, Int64?) -> Void, warn: @Sendable (String) -> Void, registryRefusal: String?,
+               registry: @Sendable () async throws -> DownloadedModel) async throws -> Fetched {
+        var skipped: [String] = []
+        for s in eligible(isPrivate: target.needsSession) {
+            try Task.checkCancellation()
+            do {
+                let model: DownloadedModel
+                if let bundle = s.bundle {
+                    let blob = bundle.blob(target.sha256)
+                    guard FileManager.default.fileExists(atPath: blob.path) else {
+                        skipped.append("\(s.label): no \(BundleLayout.blobPath(target.sha256))")
+                        continue
+                    }
+                    model = try await Self.offPool { try store.installCopy(of: blob.path, as: modelId, sha256: target.sha256, size: target.size, version: target.version) }
+                    progress(model.size, model.size)
+                } else if case .mirror(let base) = s.source.kind, let mirrorClient {
+                    let expected = ExpectedArtifact(sha256: target.sha256, size: target.size, version: target.version)
+                    model = try await mirrorClient.downloadFromMirror(modelId, url: ArtifactSource.blobURL(base, target.sha256),
+                                                                      allowPlainHTTP: s.source.allowsPlainHTTP, expecting: expected,
+                                                                      timeout: timeout, progress: progress)
+                } else {
+                    skipped.append("\(s.label): this registry client cannot download from mirrors")
+                    continue
+                }
+                return Fetched(model: model, source: s.label, skipped: skipped)
+            } catch is CancellationError {
+                throw CancellationError()
+            } catch {
+                let why = Self.describe(error, target: target)
+                if case APIError.integrityMismatch? = error as? APIError {
+                    warn("\(s.label) served a corrupt copy of \(modelId) \(target.version) (\(why)); it was rejected and not installed")
+                }
+                skipped.append("\(s.label): \(why)")
+            }
+        }
+        if let registryRefusal {
+            let tried = skipped.isEmpty ? "no source can serve it" : skipped.joined(separator: "; ")
+            throw SyncFailure(kind: .terminal, message: "\(target.version) (sha256 \(target.sha256.prefix(12))…) is not available: \(tried); \(registryRefusal)")
+        }
+        return Fetched(model: try await registry(), source: "registry", skipped: skipped)
+    }
+
+    /// Runs blocking file I/O (a whole copy) on a dispatch thread, not the cooperative pool.
+    static func offPool<T: Sendable>(_ body: @escaping @Sendable () throws -> T) async throws -> T {
+        try await withCheckedThrowingContinuation { continuation in
+            DispatchQueue.global(qos: .utility).async { continuation.resume(with: Result { try body() }) }
+        }
+    }
+
+    /// A short reason for a source's failure.
+    static func describe(_ error: any Error, target: ArtifactTarget) -> String {
+        switch error as? APIError {
+        case .integrityMismatch(_, let actual)?:
+            return "its blob has sha256 \(actual.prefix(12))…, not \(target.sha256.prefix(12))…"
+        case .bodyTooShort(_, let received)?:
+            return "its blob has \(received) bytes, not \(target.size)"
+        case .bodyTooLong?:
+            return "its blob is longer than \(target.size) bytes"
+        case .unexpectedStatus(let status, _)?:
+            return status == 404 ? "404 (it does not hold the blob)" : "HTTP \(status)"
+        default:
+            return SyncFailure(error).message
+        }
+    }
+}

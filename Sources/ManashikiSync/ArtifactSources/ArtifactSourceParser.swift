@@ -1,0 +1,126 @@
+import Foundation
+import Manashiki
+
+/// Parses the manifest's `sources` and `fallback` (and `sync --from`), reporting every problem
+/// with its JSON path and a fix. URLs are checked before anything connects: https, or http to
+/// this machine, or http with `"allowHTTP": true` (safe for integrity, since every byte is
+/// verified against its digest, but anyone on the path sees which models are fetched); no
+/// credentials, query or fragment (a mirror gets no secrets).
+enum ArtifactSourceParser {
+    static let keys = ["bundle", "mirror", "private", "allowHTTP"]
+    static let kindHint = #"write {"bundle": "/path/to/bundle"} or {"mirror": "https://host/path"}"#
+
+    /// The sources and fallback of a manifest's root object, and the problems found.
+    static func parse(sources: JSONValue?, fallback: JSONValue?) -> ([ArtifactSource], SourceFallback, [ManifestProblem]) {
+        var problems: [ManifestProblem] = []
+        var list: [ArtifactSource] = []
+        if let sources {
+            if case .array(let items) = sources {
+                for (i, item) in items.enumerated() {
+                    switch entry(item, at: "sources[\(i)]") {
+                    case .success(let source): list.append(source)
+                    case .failure(let found): problems += found.problems
+                    }
+                }
+            } else {
+                problems.append(ManifestProblem(path: "sources", message: "must be an array, not \(sources.typeName)", hint: "write \"sources\": [{\"bundle\": \"…\"}]"))
+            }
+        }
+        var mode = SourceFallback.registry
+        if let fallback {
+            if case .string(let s) = fallback, let m = SourceFallback(rawValue: s) { mode = m } else {
+                problems.append(ManifestProblem(path: "fallback", message: "must be \"registry\" or \"none\"", hint: "write \"fallback\": \"registry\" (the default) or \"none\" to never download from the registry"))
+            }
+        }
+        return (list, mode, problems)
+    }
+
+    struct Problems: Error { var problems: [ManifestProblem] }
+
+    /// One `sources[i]` entry.
+    static func entry(_ value: JSONValue, at path: String) -> Result<ArtifactSource, Problems> {
+        guard case .object(let o) = value else {
+            return .failure(Problems(problems: [ManifestProblem(path: path, message: "must be an object, not \(value.typeName)", hint: kindHint)]))
+        }
+        var problems: [ManifestProblem] = []
+        let kinds = o.keys.filter { $0 == "bundle" || $0 == "mirror" }
+        for key in o.keys.sorted() where !keys.contains(key) {
+            let known = NearestKey.suggestion(for: key, among: keys)
+            problems.append(ManifestProblem(path: ManifestPath.join(path, key),
+                                            message: kinds.isEmpty ? "unknown source kind \"\(key)\"" : "unknown key",
+                                            hint: known.map { "did you mean \"\($0)\"?" } ?? kindHint))
+        }
+        guard kinds.count == 1, let kind = kinds.first else {
+            if kinds.count > 1 || problems.isEmpty {
+                problems.append(ManifestProblem(path: path, message: kinds.count > 1 ? "has both \"bundle\" and \"mirror\"" : "names no source kind", hint: kindHint))
+            }
+            return .failure(Problems(problems: problems))
+        }
+        func flag(_ key: String) -> Bool {
+            guard let v = o[key] else { return false }
+            if case .bool(let b) = v { return b }
+            problems.append(ManifestProblem(path: ManifestPath.join(path, key), message: "must be true or false, not \(v.typeName)"))
+            return false
+        }
+        let servesPrivate = flag("private")
+        let allowHTTP = flag("allowHTTP")
+        guard case .string(let text) = o[kind]!, !text.isEmpty else {
+            problems.append(ManifestProblem(path: ManifestPath.join(path, kind), message: "must be a non-empty string", hint: kindHint))
+            return .failure(Problems(problems: problems))
+        }
+        var source: ArtifactSource?
+        if kind == "bundle" {
+            if allowHTTP { problems.append(ManifestProblem(path: ManifestPath.join(path, "allowHTTP"), message: "applies to mirrors only", hint: "remove it")) }
+            source = ArtifactSource(.bundle(text), servesPrivate: servesPrivate)
+        } else {
+            switch mirrorURL(text, allowHTTP: allowHTTP) {
+            case .success(let url): source = ArtifactSource(.mirror(url), servesPrivate: servesPrivate, allowsPlainHTTP: allowHTTP)
+            case .failure(let why): problems.append(ManifestProblem(path: ManifestPath.join(path, "mirror"), message: why.message, hint: why.hint))
+            }
+        }
+        guard problems.isEmpty, let source else { return .failure(Problems(problems: problems)) }
+        return .success(source)
+    }
+
+    struct URLProblem: Error { var message: String; var hint: String }
+
+    /// Checks a mirror URL; the message shows it without credentials.
+    static func mirrorURL(_ text: String, allowHTTP: Bool) -> Result<URL, URLProblem> {
+        guard let components = URLComponents(string: text), let scheme = components.scheme?.lowercased(),
+              let host = components.host, !host.isEmpty, let url = components.url else {
+            return .failure(URLProblem(message: "\"\(redacted(text))\" is not an absolute URL", hint: "write it like \"https://models-cache.example.internal/bundle\""))
+        }
+        let shown = redacted(text)
+        if components.user != nil || components.password != nil {
+            return .failure(URLProblem(message: "\(shown) contains credentials (not shown); a mirror never receives credentials",
+                                       hint: "serve the bundle without authentication (its bytes are verified) and restrict who can reach it by network, or use a bundle directory"))
+        }
+        if components.query != nil || components.fragment != nil {
+            return .failure(URLProblem(message: "\(shown) has a query or fragment (not shown)", hint: "give the bundle's base URL only; blobs are fetched from <base>/blobs/sha256/<hex>"))
+        }
+        switch scheme {
+        case "https": return .success(url)
+        case "http":
+            if allowHTTP || URLPolicy.isLoopback(host) { return .success(url) }
+            return .failure(URLProblem(message: "\(shown) is plain http to another host",
+                                       hint: "use https, or add \"allowHTTP\": true — safe for integrity (every byte is verified against its SHA-256) but anyone on the path sees which models are fetched"))
+        default:
+            return .failure(URLProblem(message: "\(shown) is not an http(s) URL", hint: "use https://…, or a {\"bundle\": \"path\"} source for a directory"))
+        }
+    }
+
+    /// `--from DIR|URL`: a URL (with `://`) is a mirror, anything else a bundle directory.
+    static func commandLine(_ text: String) -> Result<ArtifactSource, URLProblem> {
+        guard text.contains("://") else { return .success(ArtifactSource(.bundle(text))) }
+        return mirrorURL(text, allowHTTP: false).map { ArtifactSource(.mirror($0)) }
+    }
+
+    /// The URL with any userinfo and query replaced, for messages.
+    static func redacted(_ text: String) -> String {
+        guard var c = URLComponents(string: text) else { return "the URL" }
+        if c.user != nil || c.password != nil { c.user = "***"; c.password = nil }
+        if c.query != nil { c.query = "…" }
+        if c.fragment != nil { c.fragment = nil }
+        return c.string ?? "the URL"
+    }
+}

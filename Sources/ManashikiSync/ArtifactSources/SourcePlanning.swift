@@ -1,0 +1,94 @@
+import Foundation
+import Manashiki
+
+/// The pure parts of planning with sources, locks and `--offline`: what stands in for the
+/// registry's catalog, and how the plan says what cannot be satisfied and where bytes come from.
+enum SourcePlanning {
+    /// `manifest` with every model pinned to its locked artifact (exact version and digest),
+    /// and how the lock differs from the manifest (any difference refuses a locked run).
+    static func locked(_ manifest: Manifest, _ lock: LockFile) -> (Manifest, [PinnedArtifact], [LockDrift.Difference]) {
+        let differences = LockDrift.manifestDifferences(lock, manifest)
+        var pinned = manifest
+        var artifacts: [PinnedArtifact] = []
+        pinned.models = manifest.models.map { spec in
+            guard let artifact = lock[spec.id] else { return spec }
+            artifacts.append(artifact)
+            var s = spec
+            s.version = (try? VersionRequirement(parsing: artifact.version)) ?? spec.version
+            s.sha256 = artifact.sha256
+            return s
+        }
+        return (pinned, artifacts, differences)
+    }
+
+    /// For each manifest model, the newest artifact in the bundles' indexes that satisfies its
+    /// version and digest pins (earlier bundles win a tie).
+    static func offlineCatalog(_ manifest: Manifest, _ indexes: [BundleIndex]) -> [PinnedArtifact] {
+        manifest.models.compactMap { spec in
+            var best: PinnedArtifact?
+            for index in indexes {
+                for artifact in index.artifacts(of: spec.id) where LockResolver.unsatisfied(spec, by: artifact.entry) == nil {
+                    guard let current = best else { best = artifact; continue }
+                    if let a = ModelVersion(artifact.version), let b = ModelVersion(current.version), a > b { best = artifact }
+                }
+            }
+            return best
+        }
+    }
+
+    /// Rewrites what the planner said in registry terms for a run without the catalog: a model
+    /// nothing offline holds is blocked (`unavailable(spec)` says why), the "catalog no longer
+    /// lists" warning is dropped; and every item gets its expected `source`.
+    static func adjust(_ plan: Plan, offline: Bool, unavailable: (String) -> String, source: (PlanItem) -> String?) -> Plan {
+        var plan = plan
+        plan.items = plan.items.map { item in
+            var item = item
+            if offline {
+                switch item.action {
+                case .blocked(.notInCatalog):
+                    let why = unavailable(item.modelId)
+                    item = PlanItem(modelId: item.modelId, action: .blocked(.unavailable(why)), reason: why)
+                case .skip(.optional(.notInCatalog)):
+                    let why = unavailable(item.modelId)
+                    item = PlanItem(modelId: item.modelId, action: .skip(.optional(.unavailable(why))), reason: "optional, not installed: \(why)")
+                default: break
+                }
+                item.warnings.removeAll { $0 == "the registry's catalog no longer lists this model" }
+            }
+            item.source = source(item)
+            return item
+        }
+        return plan
+    }
+}
+
+/// What a run's downloads need to know about sources and the registry.
+struct FetchContext: Sendable {
+    /// The sources.
+    var fetcher: ArtifactFetcher
+    /// `--offline`.
+    var offline: Bool
+    /// The manifest's `fallback`.
+    var fallback: SourceFallback
+    /// With `--locked`: the artifact the registry currently serves per model (it serves only
+    /// that one); nil when following the catalog.
+    var registryServes: [String: String]?
+    /// Bundles whose index could not be read (offline).
+    var unreadable: [String] = []
+
+    init(fetcher: ArtifactFetcher, offline: Bool, fallback: SourceFallback) {
+        self.fetcher = fetcher
+        self.offline = offline
+        self.fallback = fallback
+    }
+
+    /// Why `target` may not be downloaded from the registry, or nil when it may.
+    func registryRefusal(_ modelId: String, _ target: ArtifactTarget) -> String? {
+        if offline { return "--offline makes no network request, so the registry is not tried" }
+        if fallback == .none { return "the manifest says \"fallback\": \"none\", so the registry is not tried — add a source that holds it" }
+        if let serves = registryServes, serves[modelId] != target.sha256 {
+            return "the registry no longer serves the locked artifact (it serves \(serves[modelId].map { "sha256 \($0.prefix(12))…" } ?? "no such model")) — add a bundle or mirror that holds it (`manashiki-sync export`), or run `manashiki-sync lock` to move on"
+        }
+        return nil
+    }
+}

@@ -1,0 +1,311 @@
+import Foundation
+import Manashiki
+import Testing
+import ManashikiRegistry
+import ManashikiSync
+@testable import ManashikiSyncCLI
+
+/// Fleets and images with real parts on loopback: the development registry, nginx serving an
+/// exported bundle, the built binary, bundle directories and lock files.
+@Suite("fleets: bundles, mirrors, offline and locks (built binary, nginx, development registry)")
+struct FleetTests {
+    /// A fixture whose store is synced and exported to `<dir>/bundle`.
+    static func exported(models: [String] = ["alpha", "beta"]) async throws -> (Fixture, URL) {
+        let fixture = try Fixture(models: models)
+        let sync = try await fixture.run(["sync", "--quiet"])
+        #expect(sync.status == 0, "\(sync.all)")
+        let export = try await fixture.run(["export", "bundle", "--quiet"], environment: [:])
+        #expect(export.status == 0, "\(export.all)")
+        return (fixture, fixture.directory.appendingPathComponent("bundle"))
+    }
+
+    /// A second machine: `<fixture>/<name>/manashiki.json` with its own store, same registry.
+    static func secondMachine(_ fixture: Fixture, _ name: String = "second", models: [String] = ["alpha", "beta"],
+                              extra: String = "", registry: String? = nil) throws -> URL {
+        let dir = fixture.directory.appendingPathComponent(name)
+        try FileManager.default.createDirectory(at: dir, withIntermediateDirectories: true)
+        let entries = models.map { #"{"id": "\#($0)"}"# }.joined(separator: ", ")
+        let text = """
+        {"schemaVersion": 1,
+         "registry": {"baseURL": "\(registry ?? fixture.registry.apiBaseURL.absoluteString)"},
+         "store": {"directory": "models", "concurrency": 2},
+         "device": {"platform": "linux"},
+         "policies": {"checkCompatibility": false, "retry": {"maxAttempts": 1}},
+         \(extra)
+         "models": [\(entries)]}
+        """
+        try Data(text.utf8).write(to: dir.appendingPathComponent("manashiki.json"))
+        return dir
+    }
+
+    static func installed(_ dir: URL, _ id: String) -> Data? {
+        FileManager.default.contents(atPath: dir.appendingPathComponent("models/\(id).bin").path)
+    }
+
+    static func models(_ summary: [String: Any]) -> [String: [String: Any]] {
+        let list = summary["models"] as? [[String: Any]] ?? []
+        return Dictionary(list.compactMap { m in (m["modelId"] as? String).map { ($0, m) } }, uniquingKeysWith: { a, _ in a })
+    }
+
+    @Test("nginx serves an exported bundle: a second store syncs through it with zero bytes from the registry's storage origin, and nginx gets no credentials")
+    func mirrorServesEverything() async throws {
+        try #require(NginxMirror.isInstalled, "nginx is not installed (apt-get install nginx-light; .ci/run installs it)")
+        let (fixture, bundle) = try await Self.exported()
+        let nginx = try await NginxMirror(root: bundle)
+        let second = try Self.secondMachine(fixture, extra: #""sources": [{"mirror": "\#(nginx.baseURL)"}],"#)
+        let before = fixture.registry.storageBytesServed
+
+        let result = try await CLI.run(["sync", "--json"], environment: fixture.environment, in: second)
+        let log = nginx.accessLog
+        await nginx.stop()
+        #expect(result.status == 0, "\(result.all)")
+        #expect(fixture.registry.storageBytesServed == before) // not one byte from the registry's storage
+        for id in ["alpha", "beta"] { #expect(Self.installed(second, id) == fixture.registry.artifactBytes(modelId: id)) }
+        let summary = result.summary()
+        let models = Self.models(summary)
+        #expect(models["alpha"]?["source"] as? String == "mirror \(nginx.baseURL)")
+        #expect(models["beta"]?["source"] as? String == "mirror \(nginx.baseURL)")
+        let bySource = try #require(summary["bytesBySource"] as? [String: Int])
+        #expect(bySource == ["mirror \(nginx.baseURL)": (64 + 128) << 10])
+        let plan = try #require(result.jsonLines().first { $0["type"] as? String == "plan" })
+        let items = try #require(plan["items"] as? [[String: Any]])
+        #expect(items.allSatisfy { $0["source"] as? String == "mirror \(nginx.baseURL)" })
+        // The mirror saw the blob requests, and never a key or an Authorization header.
+        #expect(log.split(separator: "\n").count == 2, "\(log)")
+        #expect(log.contains("/blobs/sha256/\(fixture.registry.sha256(modelId: "alpha")) 200"))
+        #expect(log.split(separator: "\n").allSatisfy { $0.hasSuffix("key=- auth=-") }, "\(log)")
+        #expect(!result.all.contains(Fixture.key))
+    }
+
+    @Test("a corrupted blob on the mirror is rejected and the model fetched from the registry; the rest still come from the mirror")
+    func corruptBlobFallsThrough() async throws {
+        try #require(NginxMirror.isInstalled, "nginx is not installed")
+        let (fixture, bundle) = try await Self.exported()
+        let beta = BundleLayout(directory: bundle).blob(fixture.registry.sha256(modelId: "beta"))
+        var bytes = try Data(contentsOf: beta)
+        bytes[1000] ^= 0xFF
+        try bytes.write(to: beta)
+        let nginx = try await NginxMirror(root: bundle)
+        let second = try Self.secondMachine(fixture, extra: #""sources": [{"mirror": "\#(nginx.baseURL)"}],"#)
+        let before = fixture.registry.storageBytesServed
+
+        let result = try await CLI.run(["sync", "--json"], environment: fixture.environment, in: second)
+        await nginx.stop()
+        #expect(result.status == 0, "\(result.all)")
+        #expect(Self.installed(second, "beta") == fixture.registry.artifactBytes(modelId: "beta"))
+        #expect(fixture.registry.storageBytesServed - before == 128 << 10) // only beta came from the registry
+        let summary = result.summary()
+        #expect(Self.models(summary)["beta"]?["source"] as? String == "registry")
+        #expect(Self.models(summary)["alpha"]?["source"] as? String == "mirror \(nginx.baseURL)")
+        let warnings = summary["warnings"] as? [String] ?? []
+        #expect(warnings.contains { $0.contains("mirror \(nginx.baseURL) served a corrupt copy of beta") }, "\(warnings)")
+        // Nothing unverified was left behind.
+        let partial = second.appendingPathComponent("models/.manashiki/partial")
+        #expect(((try? FileManager.default.contentsOfDirectory(atPath: partial.path)) ?? []).isEmpty)
+    }
+
+    @Test("a mirror that is down, or answers 404, falls through to the registry after one request per model", arguments: ["down", "404"])
+    func mirrorMissFallsThrough(kind: String) async throws {
+        try #require(NginxMirror.isInstalled, "nginx is not installed")
+        let fixture = try Fixture()
+        let empty = fixture.directory.appendingPathComponent("empty-bundle")
+        try FileManager.default.createDirectory(at: empty, withIntermediateDirectories: true)
+        let nginx = try await NginxMirror(root: empty)
+        if kind == "down" { await nginx.stop() }
+        let second = try Self.secondMachine(fixture, extra: #""sources": [{"mirror": "\#(nginx.baseURL)/bundle"}],"#)
+
+        let result = try await CLI.run(["sync", "--json"], environment: fixture.environment, in: second)
+        #expect(result.status == 0, "\(result.all)")
+        for id in ["alpha", "beta"] { #expect(Self.installed(second, id) == fixture.registry.artifactBytes(modelId: id)) }
+        #expect(Self.models(result.summary()).values.allSatisfy { $0["source"] as? String == "registry" })
+        if kind == "404" {
+            let requests = nginx.accessLog.split(separator: "\n")
+            #expect(requests.count == 2, "\(requests)") // one try per model, no retry loop
+            #expect(requests.allSatisfy { $0.contains(" 404 ") })
+            await nginx.stop()
+        }
+    }
+
+    @Test("offline sync from a bundle directory with no registry running and no key")
+    func offlineFromBundle() async throws {
+        let (fixture, bundle) = try await Self.exported()
+        let expected = ["alpha": fixture.registry.artifactBytes(modelId: "alpha"), "beta": fixture.registry.artifactBytes(modelId: "beta")]
+        fixture.registry.stop()
+        let second = try Self.secondMachine(fixture, models: ["alpha", "beta"])
+
+        let result = try await CLI.run(["sync", "--offline", "--from", bundle.path, "--json"], environment: [:], in: second)
+        #expect(result.status == 0, "\(result.all)")
+        for id in ["alpha", "beta"] { #expect(Self.installed(second, id) == expected[id]!) }
+        let summary = result.summary()
+        #expect(Self.models(summary).values.allSatisfy { $0["source"] as? String == "bundle \(bundle.path)" })
+        #expect(summary["bytesBySource"] as? [String: Int] == ["bundle \(bundle.path)": (64 + 128) << 10])
+
+        // A model no bundle holds is reported on its own line; the others are in sync: exit 3.
+        let third = try Self.secondMachine(fixture, "third", models: ["alpha", "gamma"])
+        let partial = try await CLI.run(["sync", "--offline", "--from", bundle.path], environment: [:], in: third)
+        #expect(partial.status == 3, "\(partial.all)")
+        #expect(Self.installed(third, "alpha") == expected["alpha"]!)
+        #expect(partial.stderr.contains("gamma: offline, no bundle holds an artifact of gamma"))
+    }
+
+    @Test("a lock written today reproduces the same bytes after the registry published new versions, served from a bundle; lock --check reports the drift")
+    func lockReproduces() async throws {
+        let fixture = try Fixture()
+        #expect(try await fixture.run(["lock", "--quiet"]).status == 0)
+        #expect(try await fixture.run(["sync", "--locked", "--quiet"]).status == 0)
+        #expect(try await fixture.run(["export", "image-bundle", "--select", "lock", "--quiet"], environment: [:]).status == 0)
+        let original = try #require(fixture.installed("beta"))
+
+        try fixture.registry.publish(modelId: "beta", version: "2.2.0", artifact: .generated(size: 100 << 10, seed: 4242))
+        let check = try await fixture.run(["lock", "--check"])
+        #expect(check.status == 10)
+        #expect(check.stderr.contains("beta: the registry now serves 2.2.0"))
+
+        // The image build: a fresh store, the committed lock, the bundle.
+        let build = try Self.secondMachine(fixture, "image")
+        try FileManager.default.copyItem(at: fixture.directory.appendingPathComponent("manashiki.lock.json"),
+                                         to: build.appendingPathComponent("manashiki.lock.json"))
+        let bundle = fixture.directory.appendingPathComponent("image-bundle").path
+        let result = try await CLI.run(["sync", "--locked", "--from", bundle, "--json"], environment: fixture.environment, in: build)
+        #expect(result.status == 0, "\(result.all)")
+        #expect(Self.installed(build, "beta") == original)
+        #expect(Self.models(result.summary())["beta"]?["version"] as? String == "2.1.0")
+
+        // Without the bundle, the registry no longer serves the locked beta: refused, not replaced by 2.2.0.
+        let bare = try Self.secondMachine(fixture, "bare")
+        try FileManager.default.copyItem(at: fixture.directory.appendingPathComponent("manashiki.lock.json"),
+                                         to: bare.appendingPathComponent("manashiki.lock.json"))
+        let refused = try await CLI.run(["sync", "--locked"], environment: fixture.environment, in: bare)
+        #expect(refused.status == 3, "\(refused.all)")
+        #expect(refused.stderr.contains("registry no longer serves the locked artifact"))
+        #expect(Self.installed(bare, "beta") == nil)
+        #expect(Self.installed(bare, "alpha") == fixture.registry.artifactBytes(modelId: "alpha"))
+
+        // Months later, no registry at all: the lock and the bundle are enough.
+        let alpha = fixture.registry.artifactBytes(modelId: "alpha")
+        fixture.registry.stop()
+        let rebuild = try Self.secondMachine(fixture, "rebuild")
+        try FileManager.default.copyItem(at: fixture.directory.appendingPathComponent("manashiki.lock.json"),
+                                         to: rebuild.appendingPathComponent("manashiki.lock.json"))
+        let offline = try await CLI.run(["sync", "--locked", "--offline", "--from", bundle], environment: [:], in: rebuild)
+        #expect(offline.status == 0, "\(offline.all)")
+        #expect(Self.installed(rebuild, "beta") == original)
+        #expect(Self.installed(rebuild, "alpha") == alpha)
+    }
+
+    @Test("sync --locked refuses a lock that does not match the manifest")
+    func lockedRefusesMismatch() async throws {
+        let fixture = try Fixture()
+        #expect(try await fixture.run(["lock", "--quiet"]).status == 0)
+        try fixture.writeManifest(models: ["alpha", "beta", "secret"])
+        let result = try await fixture.run(["sync", "--locked"])
+        #expect(result.status == 1)
+        #expect(result.stderr.contains("the lock file does not match the manifest"))
+        #expect(result.stderr.contains("secret: is in the manifest but not in the lock"))
+        #expect(fixture.installed("alpha") == nil)
+    }
+
+    @Test("a bundle with a missing blob, a blob whose name and content disagree, an index of a future version: the model fails naming the path, nothing unverified installed")
+    func badBundles() async throws {
+        let (fixture, bundleURL) = try await Self.exported()
+        let bundle = BundleLayout(directory: bundleURL)
+        let alphaSHA = fixture.registry.sha256(modelId: "alpha"), betaSHA = fixture.registry.sha256(modelId: "beta")
+        try FileManager.default.removeItem(at: bundle.blob(alphaSHA))                 // missing blob
+        try Data(repeating: 7, count: 128 << 10).write(to: bundle.blob(betaSHA))     // name and content disagree
+        fixture.registry.stop()
+        let second = try Self.secondMachine(fixture)
+        let result = try await CLI.run(["sync", "--offline", "--from", bundle.directory.path], environment: [:], in: second)
+        #expect(result.status == 1, "\(result.all)")
+        #expect(result.stderr.contains("alpha:") && result.stderr.contains("no blobs/sha256/\(alphaSHA)"))
+        #expect(result.stderr.contains("beta:") && result.stderr.contains("its blob has sha256"))
+        #expect(Self.installed(second, "alpha") == nil)
+        #expect(Self.installed(second, "beta") == nil)
+
+        try Data(#"{"formatVersion": 99, "models": []}"#.utf8).write(to: bundle.indexFile)
+        let future = try await CLI.run(["sync", "--offline", "--from", bundle.directory.path], environment: [:], in: second)
+        #expect(future.status == 1, "\(future.all)")
+        #expect(future.stderr.contains("\(bundle.indexFile.path): formatVersion: bundle index format 99 is newer"))
+    }
+
+    @Test("bad sources in the manifest or on the command line are usage errors naming the path, credentials never echoed", arguments: [
+        (#""sources": [{"mirror": "https://fleet:hunter2secret@cache.example/bundle"}],"#, "sources[0].mirror: https://***@cache.example/bundle contains credentials"),
+        (#""sources": [{"s3": "bucket/models"}],"#, #"sources[0].s3: unknown source kind "s3""#),
+        (#""sources": [{"mirror": "http://cache.example/bundle"}],"#, "sources[0].mirror: http://cache.example/bundle is plain http to another host"),
+        (#""sources": [{"bundle": "/a", "mirror": "https://x.example"}],"#, #"sources[0]: has both "bundle" and "mirror""#),
+        (#""fallback": "sometimes","#, #"fallback: must be "registry" or "none""#),
+    ])
+    func badSources(extra: String, expected: String) async throws {
+        let fixture = try Fixture()
+        let dir = try Self.secondMachine(fixture, extra: extra)
+        let result = try await CLI.run(["sync"], environment: fixture.environment, in: dir)
+        #expect(result.status == 2)
+        #expect(result.stderr.contains(expected), "\(result.stderr)")
+        #expect(!result.all.contains("hunter2secret"))
+        #expect(Self.installed(dir, "alpha") == nil)
+    }
+
+    @Test("--from with credentials in the URL is refused without echoing them (exit 2)")
+    func fromWithCredentials() async throws {
+        let fixture = try Fixture()
+        let result = try await fixture.run(["sync", "--from", "https://u:topsecretpw@mirror.example/b"])
+        #expect(result.status == 2)
+        #expect(result.stderr.contains("contains credentials"))
+        #expect(!result.all.contains("topsecretpw"))
+    }
+
+    @Test("\"fallback\": \"none\" never downloads from the registry: a model no source holds fails naming the sources tried")
+    func fallbackNone() async throws {
+        let (fixture, bundle) = try await Self.exported(models: ["alpha"])
+        let second = try Self.secondMachine(fixture, extra: #""sources": [{"bundle": "\#(bundle.path)"}], "fallback": "none","#)
+        let before = fixture.registry.storageBytesServed
+        let result = try await CLI.run(["sync"], environment: fixture.environment, in: second)
+        #expect(result.status == 3, "\(result.all)")
+        #expect(Self.installed(second, "alpha") == fixture.registry.artifactBytes(modelId: "alpha"))
+        #expect(result.stderr.contains("beta:") && result.stderr.contains("\"fallback\": \"none\""))
+        #expect(fixture.registry.storageBytesServed == before)
+        #expect(result.stdout.contains("alpha: installed 1.0.0") && result.stdout.contains("from bundle \(bundle.path)"))
+    }
+
+    @Test("a private model comes from a bundle only when the source is marked \"private\": true (then no session is needed), online and offline")
+    func privateModels() async throws {
+        let fixture = try Fixture(models: ["alpha"], extraModelEntries: [#"{"id": "secret", "session": {"env": "TEST_SESSION"}}"#])
+        var env = fixture.environment
+        env["TEST_SESSION"] = fixture.registry.issueSession(principalId: "ci")
+        #expect(try await fixture.run(["sync", "--quiet"], environment: env).status == 0)
+        #expect(try await fixture.run(["export", "bundle", "--quiet"], environment: [:]).status == 0)
+        let bundle = fixture.directory.appendingPathComponent("bundle").path
+
+        let unmarked = try Self.secondMachine(fixture, "unmarked", models: ["alpha", "secret"], extra: #""sources": [{"bundle": "\#(bundle)"}],"#)
+        let refused = try await CLI.run(["sync"], environment: fixture.environment, in: unmarked)
+        #expect(refused.status == 3, "\(refused.all)")
+        #expect(Self.installed(unmarked, "secret") == nil)
+        #expect(refused.stderr.contains("secret:"))
+
+        let marked = try Self.secondMachine(fixture, "marked", models: ["alpha", "secret"], extra: #""sources": [{"bundle": "\#(bundle)", "private": true}],"#)
+        let before = fixture.registry.storageBytesServed
+        let online = try await CLI.run(["sync"], environment: fixture.environment, in: marked)
+        #expect(online.status == 0, "\(online.all)")
+        #expect(Self.installed(marked, "secret") == fixture.registry.artifactBytes(modelId: "secret"))
+        #expect(fixture.registry.storageBytesServed == before)
+
+        fixture.registry.stop()
+        let offlineDir = try Self.secondMachine(fixture, "offline", models: ["secret"], extra: #""sources": [{"bundle": "\#(bundle)", "private": true}],"#)
+        let offline = try await CLI.run(["sync", "--offline"], environment: [:], in: offlineDir)
+        #expect(offline.status == 0, "\(offline.all)")
+        #expect(Self.installed(offlineDir, "secret") != nil)
+    }
+
+    @Test("plan --offline --json says where each model would come from, and changes nothing")
+    func planOffline() async throws {
+        let (fixture, bundle) = try await Self.exported()
+        fixture.registry.stop()
+        let second = try Self.secondMachine(fixture)
+        let result = try await CLI.run(["plan", "--offline", "--from", bundle.path, "--json"], environment: [:], in: second)
+        #expect(result.status == 10, "\(result.all)")
+        let plan = try #require(result.jsonLines().first { $0["type"] as? String == "plan" })
+        let items = try #require(plan["items"] as? [[String: Any]])
+        #expect(items.count == 2)
+        #expect(items.allSatisfy { $0["action"] as? String == "download" && $0["source"] as? String == "bundle \(bundle.path)" })
+        #expect(Self.installed(second, "alpha") == nil)
+    }
+}

@@ -1,0 +1,93 @@
+import Foundation
+import ManashikiTestSupport
+#if canImport(Glibc)
+import Glibc
+#elseif canImport(Darwin)
+import Darwin
+#endif
+
+/// Debian's nginx serving a directory (an exported bundle) on a free loopback port, with a
+/// generated configuration, as a site mirror does. The access log records the credential
+/// headers each request carried (`-` when none), so tests can check that mirrors get none.
+final class NginxMirror: @unchecked Sendable {
+    static let executable = URL(fileURLWithPath: "/usr/sbin/nginx")
+    static var isInstalled: Bool { FileManager.default.isExecutableFile(atPath: executable.path) }
+
+    let port: Int
+    let workdir: URL
+    private let child: RunningChild
+
+    var baseURL: String { "http://127.0.0.1:\(port)" }
+    var accessLog: String { (try? String(contentsOf: workdir.appendingPathComponent("access.log"), encoding: .utf8)) ?? "" }
+
+    init(root: URL) async throws {
+        workdir = FileManager.default.temporaryDirectory.appendingPathComponent("nginx-\(UUID().uuidString.prefix(8))")
+        try FileManager.default.createDirectory(at: workdir.appendingPathComponent("tmp"), withIntermediateDirectories: true)
+        port = try Self.freePort()
+        let w = workdir.path
+        let config = """
+        daemon off;
+        master_process on;
+        worker_processes 1;
+        pid \(w)/nginx.pid;
+        error_log \(w)/error.log;
+        events { worker_connections 64; }
+        http {
+          log_format creds '$request_uri $status key=$http_x_api_key auth=$http_authorization';
+          access_log \(w)/access.log creds;
+          client_body_temp_path \(w)/tmp; proxy_temp_path \(w)/tmp; fastcgi_temp_path \(w)/tmp;
+          uwsgi_temp_path \(w)/tmp; scgi_temp_path \(w)/tmp;
+          sendfile on;
+          server {
+            listen 127.0.0.1:\(port);
+            root \(root.path);
+            location /blobs/ { default_type application/octet-stream; }
+          }
+        }
+        """
+        let path = workdir.appendingPathComponent("nginx.conf").path
+        try config.write(toFile: path, atomically: true, encoding: .utf8)
+        child = try RunningChild.start(Self.executable, ["-c", path, "-p", w], path: "/usr/sbin:/usr/bin:/bin", in: workdir)
+        let ready = await child.wait(timeout: 20) { Self.accepts(port: port) }
+        guard ready else {
+            let log = (try? String(contentsOfFile: w + "/error.log", encoding: .utf8)) ?? ""
+            child.send(SIGKILL)
+            throw NSError(domain: "NginxMirror", code: 1, userInfo: [NSLocalizedDescriptionKey: "nginx did not start: \(log)"])
+        }
+    }
+
+    func stop() async {
+        child.send(SIGQUIT)
+        _ = await child.finish(timeout: 10)
+        try? FileManager.default.removeItem(at: workdir)
+    }
+
+    /// A port nothing listens on right now (bound to 0, read back, closed).
+    static func freePort() throws -> Int {
+        let fd = socket(AF_INET, Int32(SOCK_STREAM.rawValue), 0)
+        defer { close(fd) }
+        var address = sockaddr_in()
+        address.sin_family = sa_family_t(AF_INET)
+        address.sin_addr.s_addr = inet_addr("127.0.0.1")
+        address.sin_port = 0
+        var length = socklen_t(MemoryLayout<sockaddr_in>.size)
+        let bound = withUnsafeMutablePointer(to: &address) { p in
+            p.withMemoryRebound(to: sockaddr.self, capacity: 1) { bind(fd, $0, length) == 0 && getsockname(fd, $0, &length) == 0 }
+        }
+        guard bound else { throw NSError(domain: "NginxMirror", code: 2) }
+        return Int(UInt16(bigEndian: address.sin_port))
+    }
+
+    /// Whether something accepts connections on the loopback port.
+    static func accepts(port: Int) -> Bool {
+        let fd = socket(AF_INET, Int32(SOCK_STREAM.rawValue), 0)
+        defer { close(fd) }
+        var address = sockaddr_in()
+        address.sin_family = sa_family_t(AF_INET)
+        address.sin_addr.s_addr = inet_addr("127.0.0.1")
+        address.sin_port = UInt16(port).bigEndian
+        return withUnsafePointer(to: &address) { p in
+            p.withMemoryRebound(to: sockaddr.self, capacity: 1) { connect(fd, $0, socklen_t(MemoryLayout<sockaddr_in>.size)) == 0 }
+        }
+    }
+}
