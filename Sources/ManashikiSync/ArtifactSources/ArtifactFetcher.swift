@@ -60,7 +60,7 @@ struct ArtifactFetcher: Sendable {
     ///   - registry: downloads from the registry (with its retries and session token).
     ///   - warn: reports a source that served bad bytes.
     /// - Throws: the registry's error, or a `SyncFailure` listing every source tried.
-    func fetch(_ modelId: String, target: ArtifactTarget, store: StorageDirectory, timeout: TimeInterval?,
+    func fetch(_ modelId: String, target: ArtifactTarget, store: StorageDirectory, run: DownloadOptions,
                progress: @escaping @Sendable (Int64, Int64?) -> Void, warn: @Sendable (String) -> Void, registryRefusal: String?,
                registry: @Sendable () async throws -> DownloadedModel) async throws -> Fetched {
         var skipped: [String] = []
@@ -80,7 +80,7 @@ struct ArtifactFetcher: Sendable {
                     let expected = ExpectedArtifact(sha256: target.sha256, size: target.size, version: target.version)
                     model = try await mirrorClient.downloadFromMirror(modelId, url: ArtifactSource.blobURL(base, target.sha256),
                                                                       allowPlainHTTP: s.source.allowsPlainHTTP, expecting: expected,
-                                                                      timeout: timeout, progress: progress)
+                                                                      run: run, progress: progress)
                 } else {
                     skipped.append("\(s.label): this registry client cannot download from mirrors")
                     continue
