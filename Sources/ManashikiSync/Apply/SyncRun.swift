@@ -170,9 +170,11 @@ final class SyncRun: Sendable {
         }
         let needed = Planner.recordsNeeded(input).filter { input.records[$0.modelId] == nil }
         if options.lock != nil || options.offline {
-            let what = options.lock != nil ? "the lock file" : "the bundle's index"
+            let fix = options.lock != nil
+                ? "the lock file has no record facts for %@ (write it again with `manashiki-sync lock`)"
+                : "the bundle's index has no record facts for %@ (its store installed it before they were recorded: export with `--select lock`, or from a store that synced it since)"
             for entry in needed {
-                input.recordFailures[entry.modelId] = "\(what) has no record facts for \(entry.modelId) \(entry.version) (write it again with a current manashiki-sync)"
+                input.recordFailures[entry.modelId] = fix.replacingOccurrences(of: "%@", with: "\(entry.modelId) \(entry.version)")
             }
         } else {
             await fetchRecords(needed, into: &input)
@@ -331,8 +333,8 @@ final class SyncRun: Sendable {
             }
             let fetched: ArtifactFetcher.Fetched
             do {
-                let store = try StorageDirectory(url: layout.directory)
-                fetched = try await context.fetcher.fetch(id, target: target, store: store, run: downloadOptions, progress: progress,
+                let directory = layout.directory
+                fetched = try await context.fetcher.fetch(id, target: target, store: { try StorageDirectory(url: directory) }, run: downloadOptions, progress: progress,
                                                           warn: { [sourceWarnings] text in sourceWarnings.withLock { $0.append(text) } },
                                                           registryRefusal: context.registryRefusal(id, target)) { [self] in
                     try await self.registryDownload(id, target: target, expected: expected, progress: progress)
@@ -390,7 +392,8 @@ final class SyncRun: Sendable {
                 return ArtifactFetcher.ResolvedSource(source: source, bundle: nil, label: source.description)
             }
         }
-        return ArtifactFetcher(sources: resolved, mirrorClient: registry as? any MirrorDownloading, offline: options.offline)
+        return ArtifactFetcher(sources: resolved, mirrorClient: registry as? any MirrorDownloading, offline: options.offline,
+                               mirrorIdleTimeout: options.mirrorIdleTimeout)
     }
 
     /// The facts of the record the plan used for `id`, when it describes this artifact.
