@@ -22,6 +22,9 @@ public struct DownloadOptions: Sendable, Hashable {
     /// a failure after bytes arrived) is kept for a later download of the same artifact to
     /// continue; older unused partials are removed. Default 7 days; 0 keeps none.
     public var partialRetention: TimeInterval = 7 * 86_400
+    /// A bandwidth budget to draw from; nil (the default) for no limit. Share one limiter
+    /// between downloads for one limit over all of them (`BandwidthLimiter`).
+    public var rateLimiter: BandwidthLimiter?
 
     /// The defaults.
     public init() {}

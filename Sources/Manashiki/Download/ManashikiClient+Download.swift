@@ -163,7 +163,8 @@ extension ManashikiClient {
             // No X-API-Key and no Authorization: the storage host gets neither (CONTRACT §3).
             let request = HTTPRequest(url: url, headers: headers, idleTimeout: options.idleTimeout)
             do {
-                try await Self.stream(request, to: writer, over: transport, until: deadline)
+                let consumer: any HTTPBodyConsumer = options.rateLimiter.map { RateLimitedConsumer(writer, limiter: $0) } ?? writer
+                try await Self.stream(request, to: consumer, over: transport, until: deadline)
                 try await writer.flush()
                 if let expectedSize, writer.written < expectedSize {
                     throw APIError.bodyTooShort(expected: expectedSize, received: writer.written)
@@ -330,7 +331,7 @@ extension ManashikiClient {
     /// Streams one request, stopped when `deadline` (uptime nanoseconds) passes whatever the
     /// transfer is doing (a stalled connection included): the transfer task is cancelled and
     /// `StorageSignal.deadlinePassed` thrown.
-    static func stream(_ request: HTTPRequest, to writer: ArtifactWriter, over transport: any HTTPTransport,
+    static func stream(_ request: HTTPRequest, to writer: any HTTPBodyConsumer, over transport: any HTTPTransport,
                        until deadline: UInt64?) async throws {
         guard let deadline else { return try await transport.stream(request, to: writer) }
         try await withThrowingTaskGroup(of: Bool.self) { group in

@@ -46,6 +46,9 @@ public struct Reconciler: Sendable {
         /// Make no network request at all (`--offline`): plan from `lock`, else from the bundle
         /// sources' indexes; only bundle directories serve downloads.
         public var offline = false
+        /// Seconds without a byte from a mirror before it counts as failed and the next source
+        /// (or the registry) is tried. Default 15.
+        public var mirrorIdleTimeout: TimeInterval = 15
 
         /// Creates options with the defaults described on each property.
         public init(lockTimeout: Duration = .seconds(30), lockPollInterval: Duration = .milliseconds(100),
@@ -85,7 +88,7 @@ public struct Reconciler: Sendable {
     /// - Parameter apiKey: the key; nil reads it from the manifest's `registry.apiKey` source.
     ///   Apps pass their publishable `mk_pub_` key here.
     /// - Throws: `SyncFailure` when the key source is missing; `APIError.invalidAPIKey`.
-    public init(manifest: Manifest, apiKey: String? = nil, transport: any HTTPTransport = URLSessionTransport(),
+    public init(manifest: Manifest, apiKey: String? = nil, transport: any HTTPTransport = DefaultTransport(),
                 options: Options = Options()) throws {
         let key: String
         if let apiKey { key = apiKey } else {
@@ -129,9 +132,14 @@ public struct Reconciler: Sendable {
     }
 
     /// The download options in effect.
+    /// A new `BandwidthLimiter` for `policies.maxBytesPerSecond` each time (so compute this
+    /// once per run: its downloads share that one limiter), unless `options.download` has one.
     var downloadOptions: DownloadOptions {
         var download = options.download
         if let seconds = manifest.policies.downloadTimeoutSeconds { download.deadline = TimeInterval(seconds) }
+        if download.rateLimiter == nil, let rate = manifest.policies.maxBytesPerSecond {
+            download.rateLimiter = BandwidthLimiter(bytesPerSecond: Int64(rate))
+        }
         return download
     }
 

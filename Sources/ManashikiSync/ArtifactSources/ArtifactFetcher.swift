@@ -11,6 +11,8 @@ struct ArtifactFetcher: Sendable {
     let mirrorClient: (any MirrorDownloading)?
     /// Whether network sources are skipped (`--offline`).
     let offline: Bool
+    /// Seconds without a byte before a mirror transfer fails over.
+    var mirrorIdleTimeout: TimeInterval = 15
 
     /// A source with its bundle directory resolved against the manifest.
     struct ResolvedSource: Sendable {
@@ -60,7 +62,7 @@ struct ArtifactFetcher: Sendable {
     ///   - registry: downloads from the registry (with its retries and session token).
     ///   - warn: reports a source that served bad bytes.
     /// - Throws: the registry's error, or a `SyncFailure` listing every source tried.
-    func fetch(_ modelId: String, target: ArtifactTarget, store: StorageDirectory, timeout: TimeInterval?,
+    func fetch(_ modelId: String, target: ArtifactTarget, store: () throws -> StorageDirectory, run: DownloadOptions,
                progress: @escaping @Sendable (Int64, Int64?) -> Void, warn: @Sendable (String) -> Void, registryRefusal: String?,
                registry: @Sendable () async throws -> DownloadedModel) async throws -> Fetched {
         var skipped: [String] = []
@@ -74,13 +76,14 @@ struct ArtifactFetcher: Sendable {
                         skipped.append("\(s.label): no \(BundleLayout.blobPath(target.sha256))")
                         continue
                     }
-                    model = try await Self.offPool { try store.installCopy(of: blob.path, as: modelId, sha256: target.sha256, size: target.size, version: target.version) }
+                    let directory = try store()
+                    model = try await Self.offPool { try directory.installCopy(of: blob.path, as: modelId, sha256: target.sha256, size: target.size, version: target.version) }
                     progress(model.size, model.size)
                 } else if case .mirror(let base) = s.source.kind, let mirrorClient {
                     let expected = ExpectedArtifact(sha256: target.sha256, size: target.size, version: target.version)
                     model = try await mirrorClient.downloadFromMirror(modelId, url: ArtifactSource.blobURL(base, target.sha256),
                                                                       allowPlainHTTP: s.source.allowsPlainHTTP, expecting: expected,
-                                                                      timeout: timeout, progress: progress)
+                                                                      run: run, idleTimeout: mirrorIdleTimeout, progress: progress)
                 } else {
                     skipped.append("\(s.label): this registry client cannot download from mirrors")
                     continue

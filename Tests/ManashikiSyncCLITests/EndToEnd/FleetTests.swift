@@ -70,6 +70,9 @@ struct FleetTests {
         let plan = try #require(result.jsonLines().first { $0["type"] as? String == "plan" })
         let items = try #require(plan["items"] as? [[String: Any]])
         #expect(items.allSatisfy { $0["source"] as? String == "mirror \(nginx.baseURL)" })
+        let started = try #require(result.jsonLines().first { $0["type"] as? String == "run.started" })
+        #expect(started["sources"] as? [String] == ["mirror \(nginx.baseURL)"])
+        #expect(started["offline"] as? Bool == false && started["fallback"] as? String == "registry")
         // The mirror saw the blob requests, and never a key or an Authorization header.
         #expect(log.split(separator: "\n").count == 2, "\(log)")
         #expect(log.contains("/blobs/sha256/\(fixture.registry.sha256(modelId: "alpha")) 200"))
@@ -307,5 +310,8 @@ struct FleetTests {
         #expect(items.count == 2)
         #expect(items.allSatisfy { $0["action"] as? String == "download" && $0["source"] as? String == "bundle \(bundle.path)" })
         #expect(Self.installed(second, "alpha") == nil)
+        let text = try await CLI.run(["plan", "--offline", "--from", bundle.path, "--progress", "never"], environment: ["COLUMNS": "400"], in: second)
+        #expect(text.status == 10)
+        #expect(text.stdout.contains("install 1.0.0 (from bundle \(bundle.path))"), "\(text.stdout)")
     }
 }
