@@ -19,8 +19,9 @@ struct ResumeAfterCrashTests {
         var generator = SystemRandomNumberGenerator()
         var kills = 0
         for _ in 0..<20 {
-            // 256 KiB every 20 ms (~12 MiB/s): each run moves a few MiB before it is killed.
-            f.registry.setFault(.slowDrip(chunkBytes: 256 << 10, intervalMilliseconds: 20), modelId: "beta", endpoint: .storage)
+            // Each run gets a random 0.25–2 MiB more, then the storage host stalls: the kill
+            // lands mid-transfer however slowly this test runs.
+            f.registry.setFault(.stall(afterBytes: Int.random(in: (256 << 10)...(2 << 20), using: &generator)), modelId: "beta", endpoint: .storage)
             let running = try f.start()
             _ = await running.wait(timeout: 20) { f.registry.openDownloads > 0 }
             try await Task.sleep(for: .milliseconds(Int.random(in: 50...300, using: &generator)))

@@ -114,16 +114,11 @@ extension ManashikiClient {
         var installed = false
         var keep = false
         let version = ticket.version
-        // A crash (kill -9, power loss) gives no chance to write the sidecar at the end, so a
-        // download that got this far writes it once on the way; a smaller one is simply fetched
-        // again.
-        let sidecarWritten = Locked(resumedFrom > 0)
-        let keepAfter: Int64 = 4 << 20
-        let report: @Sendable (Int64, Int64?) -> Void = { [store] written, total in
-            if let keepable, written >= keepAfter, !sidecarWritten.withLock({ done in defer { done = true }; return done }) {
-                try? store.keepPartial(partialName, file: fd, modelId: modelId, sha256: keepable.sha256, size: keepable.size, version: version)
-            }
-            progress?(written, total)
+        // A crash (kill -9, power loss) gives no chance to write the sidecar at the end, so an
+        // artifact worth resuming (4 MiB or more) gets it before the first byte: a crash at any
+        // instant then leaves a usable pair. A smaller one is simply fetched again.
+        if resumedFrom == 0, let keepable, keepable.size >= 4 << 20 {
+            try? store.keepPartial(partialName, file: fd, modelId: modelId, sha256: keepable.sha256, size: keepable.size, version: version)
         }
         defer {
             if !installed {
@@ -138,7 +133,7 @@ extension ManashikiClient {
         }
 
         let deadline = options.deadline.map { DispatchTime.now().uptimeNanoseconds + UInt64(max(0, $0) * 1e9) }
-        let writer = ArtifactWriter(fd: fd, path: partialPath, expectedSize: expectedSize, deadline: deadline, progress: report)
+        let writer = ArtifactWriter(fd: fd, path: partialPath, expectedSize: expectedSize, deadline: deadline, progress: progress)
         var url = try Self.checkedStorageURL(ticket.downloadUrl, allowingPlainHTTP: plainHTTP)
         var redirects = 0, refreshes = 0, resumes = 0
         var progressMark: Int64 = 0
