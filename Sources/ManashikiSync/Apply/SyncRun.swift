@@ -24,6 +24,7 @@ final class SyncRun: Sendable {
     /// When the state file was last written (uptime nanoseconds).
     private let lastStateWrite = Locked<UInt64>(0)
     let bytesDownloaded = Locked<Int64>(0)
+    let bytesReused = Locked<Int64>(0)
     /// The registry records the plan was made with, by model id (their facts are recorded
     /// with each install, for `export`).
     let plannedRecords = Locked<[String: ModelRecord]>([:])
@@ -79,7 +80,8 @@ final class SyncRun: Sendable {
 
     /// Everything that happens while holding the lock.
     private func locked() async -> SyncReport {
-        let cleaned = options.dryRun ? [] : LeftoverCleaner.clean(layout)
+        let cleaned = options.dryRun ? [] : LeftoverCleaner.clean(layout, keepingPartialsOf: Set(manifest.models.map(\.id)),
+                                                                   retention: downloadOptions.partialRetention)
         if !cleaned.isEmpty { emit(.cleanedLeftovers(cleaned)) }
         var warnings: [String] = []
         var initial = StoreState()
@@ -212,6 +214,7 @@ final class SyncRun: Sendable {
             var r = SyncReport(outcome: outcome, plan: plan, results: results, runFailure: failure, cleanedLeftovers: cleaned,
                                bytesDownloaded: bytesDownloaded.current, bytesHashed: snapshot.bytesHashed, warnings: warnings + sourceWarnings.current)
             r.bytesBySource = bytesBySource.current
+            r.bytesReused = bytesReused.current
             return r
         }
         if options.dryRun {
@@ -357,13 +360,15 @@ final class SyncRun: Sendable {
             guard let identity = downloaded.fileIdentity ?? FileIdentity.of(layout.modelFile(id)) else {
                 return fail(SyncFailure(kind: .terminal, message: "the download reported success but \(layout.modelFile(id).path) is missing"))
             }
-            bytesDownloaded.withLock { $0 += downloaded.size }
+            bytesDownloaded.withLock { $0 += downloaded.size - downloaded.resumedFrom }
+            bytesReused.withLock { $0 += downloaded.resumedFrom }
             bytesBySource.withLock { $0[fetched.source, default: 0] += downloaded.size }
             record(id, StoreState.Installed(version: target.version, sha256: downloaded.sha256, size: downloaded.size, identity: identity,
                                             record: facts(of: id, sha256: downloaded.sha256)))
             var result = ModelResult(modelId: id, planned: item, status: .installed(version: target.version))
             if case .replace(let from, _, _) = item.action { result.status = .replaced(from: from, to: target.version) }
             result.source = fetched.source
+            if downloaded.resumedFrom > 0 { result.resumedFrom = downloaded.resumedFrom }
             return result
 
         default:
@@ -382,8 +387,27 @@ final class SyncRun: Sendable {
             }
             token = try await retry.run({ [resolver, registry] in try await resolver.token(source, registry: registry) })
         }
-        return try await retry.run({ [registry, token, downloadOptions] in
-            try await registry.download(id, session: token, expecting: expected, options: downloadOptions, progress: progress)
+        // The deadline holds for the whole model, retries included: each attempt gets what is
+        // left of it, and none starts (or is retried) once it has passed.
+        let options = downloadOptions
+        let end = options.deadline.map { Date().addingTimeInterval($0) }
+        return try await retry.run({ [registry, token] in
+            var attempt = options
+            if let end {
+                let left = end.timeIntervalSinceNow
+                guard left > 0 else {
+                    let deadline = ManashikiClient.deadlineError(id, options)
+                    throw SyncFailure(kind: .terminal, message: deadline.description, apiError: deadline)
+                }
+                attempt.deadline = left
+            }
+            do {
+                return try await registry.download(id, session: token, expecting: expected, options: attempt, progress: progress)
+            } catch is APIError where end.map({ $0.timeIntervalSinceNow <= 0 }) ?? false {
+                // Out of time: not retried, and the message names the run's limit.
+                let deadline = ManashikiClient.deadlineError(id, options)
+                throw SyncFailure(kind: .terminal, message: deadline.description, apiError: deadline)
+            }
         }, onRetry: { [emit] attempt, error, wait in
             emit(.retrying(modelId: id, attempt: attempt, delay: wait, reason: error.description))
         })
