@@ -10,9 +10,21 @@ import Darwin
 import CManashikiShims
 #endif
 
-/// Linux-only file system calls, reached through the C shims (Swift's Glibc module does not
-/// expose them). Elsewhere they report "not available" and callers take their portable path.
+/// File system calls that exist on some platforms only: Linux's through the C shims (Swift's
+/// Glibc module does not expose them), Darwin's directly. Elsewhere they report "not
+/// available" and callers take their portable path.
 enum KernelFileCalls {
+    /// `fclonefileat(2)`: a copy-on-write clone of `source` named `name` in `directoryFD`.
+    /// macOS 10.12+, iOS/tvOS/watchOS 10+ (xnu 3789, <sys/clonefile.h>), below every deployment
+    /// target; it fails off APFS (ENOTSUP, EXDEV). False where there is no such call (Linux).
+    static func clone(_ source: Int32, into directoryFD: Int32, name: String) -> Bool {
+        #if os(macOS) || os(iOS) || os(tvOS) || os(watchOS) || os(visionOS)
+        return fclonefileat(source, directoryFD, name, 0) == 0
+        #else
+        return false
+        #endif
+    }
+
     /// `sync_file_range(SYNC_FILE_RANGE_WRITE)`: starts writeback without waiting (see
     /// `POSIX.startWriteback`). A no-op elsewhere.
     static func startWriteback(_ fd: Int32, from offset: Int64, length: Int64) {
