@@ -110,10 +110,12 @@ final class FakeRegistry: RegistryClient, Sendable {
         if let sha = expecting.sha256, sha != model.record.sha256 {
             throw APIError.invalidResponse("the registry serves a different artifact than expected")
         }
-        // Like the SDK: write a partial file, then rename over <id>.bin.
-        let partialDir = storageDirectory.appendingPathComponent(".manashiki/partial", isDirectory: true)
+        // Like the SDK: write a temporary file, then rename over <id>.bin. Not in
+        // `.manashiki/partial`: the SDK removes partial files nobody holds a flock on whenever it
+        // opens the storage directory (as a concurrent sync does), and this fake takes no flock.
+        let partialDir = storageDirectory.appendingPathComponent(".manashiki", isDirectory: true)
         try FileManager.default.createDirectory(at: partialDir, withIntermediateDirectories: true)
-        let partial = partialDir.appendingPathComponent("\(modelId).\(UUID().uuidString.prefix(6)).partial")
+        let partial = partialDir.appendingPathComponent("fake-download.\(modelId).\(UUID().uuidString.prefix(6))")
         try model.data.write(to: partial)
         progress?(Int64(model.data.count), Int64(model.data.count))
         let target = storageDirectory.appendingPathComponent("\(modelId).bin")
