@@ -12,6 +12,7 @@ enum ChildModes {
         case "_hash": try hash(args)
         case "_sync": try await sync(args)
         case "_verify": try await verify(args)
+        case "_agent": await HerdBench.agent(args)
         default: throw BenchError("unknown mode \(mode)")
         }
     }

@@ -132,9 +132,14 @@ public struct Reconciler: Sendable {
     }
 
     /// The download options in effect.
+    /// A new `BandwidthLimiter` for `policies.maxBytesPerSecond` each time (so compute this
+    /// once per run: its downloads share that one limiter), unless `options.download` has one.
     var downloadOptions: DownloadOptions {
         var download = options.download
         if let seconds = manifest.policies.downloadTimeoutSeconds { download.deadline = TimeInterval(seconds) }
+        if download.rateLimiter == nil, let rate = manifest.policies.maxBytesPerSecond {
+            download.rateLimiter = BandwidthLimiter(bytesPerSecond: Int64(rate))
+        }
         return download
     }
 

@@ -336,14 +336,13 @@ final class SyncRun: Sendable {
 
         case .download(let target), .replace(_, let target, _):
             let expected = ExpectedArtifact(sha256: target.sha256, size: target.size, version: target.version)
-            let timeout = downloadOptions.deadline
             let progress: @Sendable (Int64, Int64?) -> Void = { [emit] written, total in
                 emit(.progress(modelId: id, bytesWritten: written, totalBytes: total))
             }
             let fetched: ArtifactFetcher.Fetched
             do {
                 let directory = layout.directory
-                fetched = try await context.fetcher.fetch(id, target: target, store: { try StorageDirectory(url: directory) }, timeout: timeout, progress: progress,
+                fetched = try await context.fetcher.fetch(id, target: target, store: { try StorageDirectory(url: directory) }, run: downloadOptions, progress: progress,
                                                           warn: { [sourceWarnings] text in sourceWarnings.withLock { $0.append(text) } },
                                                           registryRefusal: context.registryRefusal(id, target)) { [self] in
                     try await self.registryDownload(id, target: target, expected: expected, progress: progress)

@@ -20,6 +20,7 @@ final class FakeRegistry: RegistryClient, Sendable {
         var inFlight: [String] = []
         var maxInFlight = 0
         var overlapping: [String] = []
+        var limiters: [BandwidthLimiter?] = []
     }
 
     let storageDirectory: URL
@@ -56,6 +57,8 @@ final class FakeRegistry: RegistryClient, Sendable {
     /// The session token each private download carried.
     var sessionTokens: [String: String] { state.current.sessionTokens }
     func entry(_ id: String) -> ModelEntry? { state.current.models[id]?.record.entry }
+    /// The rate limiter each download was given, in call order.
+    var limiters: [BandwidthLimiter?] { state.current.limiters }
     /// The most downloads that were in progress at once.
     var maxInFlight: Int { state.current.maxInFlight }
     /// Models that had two downloads in progress at once (must stay empty).
@@ -87,6 +90,7 @@ final class FakeRegistry: RegistryClient, Sendable {
                   progress: (@Sendable (Int64, Int64?) -> Void)?) async throws -> DownloadedModel {
         let model: Model = try state.withLock { s in
             s.calls.append("download \(modelId)")
+            s.limiters.append(options.rateLimiter)
             if var queue = s.downloadFailures[modelId], !queue.isEmpty {
                 let error = queue.removeFirst()
                 s.downloadFailures[modelId] = queue
