@@ -49,8 +49,7 @@ package enum FileCopy {
         var created = false
         var fd: Int32 = -1
         do {
-            // A clone (APFS shares the blocks) where the platform has one; else the plain copy.
-            if KernelFileCalls.clone(source, into: directoryFD, name: name) {
+            if KernelFileCalls.cloneFile(source, into: directoryFD, name: name) {
                 created = true
                 fd = try POSIX.call("open", displayPath) { openat(directoryFD, name, O_RDWR | O_NOFOLLOW | O_CLOEXEC) }
                 _ = flock(fd, LOCK_EX | LOCK_NB)
