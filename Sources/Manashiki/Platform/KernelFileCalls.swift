@@ -10,9 +10,8 @@ import Darwin
 import CManashikiShims
 #endif
 
-/// Platform-specific file system calls: Linux's through the C shims (Swift's Glibc module does
-/// not expose them), Darwin's `fclonefileat`. Where a call does not exist it reports "not
-/// available" and callers take their portable path.
+/// Linux-only file system calls, reached through the C shims (Swift's Glibc module does not
+/// expose them). Elsewhere they report "not available" and callers take their portable path.
 enum KernelFileCalls {
     /// `sync_file_range(SYNC_FILE_RANGE_WRITE)`: starts writeback without waiting (see
     /// `POSIX.startWriteback`). A no-op elsewhere.
@@ -34,19 +33,6 @@ enum KernelFileCalls {
         #else
         errno = ENOSYS
         return -1
-        #endif
-    }
-
-    /// `fclonefileat(2)`: clones the open file `source` as `name` in the directory open as
-    /// `directoryFD` (APFS shares the blocks). Returns false where it fails (another file
-    /// system: ENOTSUP, EXDEV) or does not exist (Linux): the caller then copies.
-    /// Availability: macOS 10.12+, iOS/tvOS/watchOS 10+ (`<sys/clonefile.h>`), below every
-    /// deployment target; visionOS has it from 1.0.
-    static func cloneFile(_ source: Int32, into directoryFD: Int32, name: String) -> Bool {
-        #if os(macOS) || os(iOS) || os(tvOS) || os(watchOS) || os(visionOS)
-        return fclonefileat(source, directoryFD, name, 0) == 0
-        #else
-        return false
         #endif
     }
 }

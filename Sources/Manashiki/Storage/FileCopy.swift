@@ -49,7 +49,8 @@ package enum FileCopy {
         var created = false
         var fd: Int32 = -1
         do {
-            if KernelFileCalls.cloneFile(source, into: directoryFD, name: name) {
+            // A copy-on-write clone where the platform and file system have one (APFS).
+            if FileClone.clone(source, into: directoryFD, name: name) {
                 created = true
                 fd = try POSIX.call("open", displayPath) { openat(directoryFD, name, O_RDWR | O_NOFOLLOW | O_CLOEXEC) }
                 _ = flock(fd, LOCK_EX | LOCK_NB)
