@@ -101,6 +101,12 @@ public enum ArgumentParser {
                 sync.every = d; syncOnly.append(name)
             case "--jitter": sync.jitter = try duration(); jitterGiven = true; syncOnly.append(name)
             case "--metrics-file": sync.metricsFile = try value(); syncOnly.append(name)
+            case "--max-rate":
+                let text = try value()
+                guard let rate = ByteRateText.parse(text) else {
+                    throw UsageError("--max-rate needs a rate such as 20M (20 MiB/s), 512K or 1G, at least 1K, not \(SecretShape.echo(text))", command: command)
+                }
+                sync.maxRate = rate; syncOnly.append(name)
             case "--repair": verify.repair = true; verifyOnly.append(name)
             case "--select":
                 let text = try value()

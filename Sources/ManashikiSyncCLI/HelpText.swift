@@ -87,7 +87,8 @@ public enum HelpText {
 
     USAGE
       manashiki-sync sync [--dry-run] [--concurrency N] [--max-delete N] [--no-prune]
-                          [--every D [--jitter D]] [--metrics-file PATH] [options]
+                          [--every D [--jitter D]] [--max-rate RATE] [--metrics-file PATH]
+                          [options]
 
     SYNC OPTIONS
       --dry-run           plan and print, apply nothing (exit 0 unless the plan fails)
@@ -96,6 +97,8 @@ public enum HelpText {
       --no-prune          delete nothing this run
       --every D           loop: sync now, then every D (e.g. 6h), for hosts without timers
       --jitter D          with --every: wait a random 0…D more before each run (e.g. 10m)
+      --max-rate RATE     one limit for all downloads together, e.g. 20M (MiB/s), 512K
+                          (the manifest's policies.maxBytesPerSecond)
       --metrics-file PATH after every run, replace PATH atomically with Prometheus metrics
                           (node_exporter textfile collector; the manifest's metrics.file)
 
