@@ -187,11 +187,10 @@ extension ManashikiClient {
             throw APIError.integrityMismatch(expected: expectedDigest, actual: digest)
         }
         try Task.checkCancellation()
-        try POSIX.sync(fd, path: partialPath)
-        let stamp = FileStamp.of(fd: fd) // mtime and inode survive the rename
+        let identity = FileIdentity.of(fd: fd) // mtime and inode survive the flush and the rename
         // Rename while the descriptor (and so its flock) is still held: a concurrent download's
         // cleaner removes partial files whose lock it can take, and would otherwise race this.
-        try store.install(partial: partialName, as: modelId)
+        try store.install(partial: partialName, file: fd, as: modelId)
         installed = true
         close(fd)
         open = false
@@ -199,7 +198,7 @@ extension ManashikiClient {
         Self.excludeFromBackup(localURL)
         var model = DownloadedModel(modelId: modelId, localURL: localURL, sha256: digest, size: writer.written,
                                     version: ticket.version, verified: expectedDigest != nil)
-        model.fileStamp = stamp
+        model.fileIdentity = identity
         return model
     }
 

@@ -19,7 +19,7 @@ public struct DownloadedModel: Sendable, Hashable {
 
     /// The installed file's identity, taken from its descriptor just before the rename (the
     /// sync agent records it, so a file swapped in by someone else is noticed).
-    package var fileStamp: FileStamp?
+    package var fileIdentity: FileIdentity?
 
     /// Creates a value.
     public init(modelId: String, localURL: URL, sha256: String, size: Int64, version: String?, verified: Bool) {
@@ -29,31 +29,6 @@ public struct DownloadedModel: Sendable, Hashable {
         self.size = size
         self.version = version
         self.verified = verified
-    }
-}
-
-/// Size, modification time and inode of a file, as `fstat` reports them.
-package struct FileStamp: Sendable, Hashable {
-    package var size: Int64
-    package var mtimeNanoseconds: Int64
-    package var inode: UInt64
-
-    package init(size: Int64, mtimeNanoseconds: Int64, inode: UInt64) {
-        self.size = size
-        self.mtimeNanoseconds = mtimeNanoseconds
-        self.inode = inode
-    }
-
-    /// The stamp of an open file.
-    package static func of(fd: Int32) -> FileStamp? {
-        var info = stat()
-        guard fstat(fd, &info) == 0 else { return nil }
-        #if canImport(Darwin)
-        let mtime = Int64(info.st_mtimespec.tv_sec) * 1_000_000_000 + Int64(info.st_mtimespec.tv_nsec)
-        #else
-        let mtime = Int64(info.st_mtim.tv_sec) * 1_000_000_000 + Int64(info.st_mtim.tv_nsec)
-        #endif
-        return FileStamp(size: Int64(info.st_size), mtimeNanoseconds: mtime, inode: UInt64(info.st_ino))
     }
 }
 

@@ -64,6 +64,18 @@ package enum POSIX {
         #endif
     }
 
+    /// `lstat` of a path (symbolic links not followed), or nil.
+    package static func lstatInfo(_ path: String) -> stat? {
+        var info = stat()
+        return lstat(path, &info) == 0 ? info : nil
+    }
+
+    /// Whether `info` describes a regular file.
+    package static func isRegular(_ info: stat) -> Bool { (info.st_mode & S_IFMT) == S_IFREG }
+
+    /// Tries to take an exclusive `flock` without waiting; true when taken.
+    package static func tryLock(_ fd: Int32) -> Bool { flock(fd, LOCK_EX | LOCK_NB) == 0 }
+
     /// The `errno` behind a Foundation error (POSIX domain, an underlying POSIX error, or the
     /// Cocoa file errors), or `EIO`.
     package static func errnoCode(of error: any Error) -> Int32 {

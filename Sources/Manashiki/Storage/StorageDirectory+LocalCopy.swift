@@ -17,7 +17,7 @@ extension StorageDirectory {
                              version: String?) throws -> DownloadedModel {
         try ModelID.validate(modelId)
         for _ in 0..<8 {
-            let name = "\(modelId).\(POSIX.randomSuffix()).\(Self.partialExtension)"
+            let name = StoreLayout.newPartialName(for: modelId)
             let copied: FileCopy.Copied
             do {
                 copied = try FileCopy.copy(from: sourcePath, into: partialFD, name: name, displayPath: partialPath(name), maxSize: size)
@@ -34,13 +34,12 @@ extension StorageDirectory {
             guard isStillNamed(name, copied.fd) else { continue }
             guard copied.size == size else { throw APIError.bodyTooShort(expected: size, received: copied.size) }
             guard copied.sha256 == sha256 else { throw APIError.integrityMismatch(expected: sha256, actual: copied.sha256) }
-            try POSIX.sync(copied.fd, path: partialPath(name))
-            let stamp = FileStamp.of(fd: copied.fd)
-            try install(partial: name, as: modelId)
+            let identity = FileIdentity.of(fd: copied.fd) // survives the flush and the rename
+            try install(partial: name, file: copied.fd, as: modelId)
             installed = true
             var model = DownloadedModel(modelId: modelId, localURL: modelURL(modelId), sha256: copied.sha256, size: copied.size,
                                         version: version, verified: true)
-            model.fileStamp = stamp
+            model.fileIdentity = identity
             return model
         }
         throw APIError.fileSystem(operation: "create a temporary file in", path: partialPath(""), code: EEXIST)

@@ -7,11 +7,8 @@ import Darwin
 
 /// The directory models are installed in, opened safely.
 ///
-/// Layout:
-/// ```
-/// <storage>/<modelId>.bin                      installed, verified models
-/// <storage>/.manashiki/partial/<id>.<rnd>.partial   downloads in progress (flock-ed by their writer)
-/// ```
+/// Layout: see `StoreLayout`, which names every path under `.manashiki/`.
+///
 /// Every operation after opening is relative to directory descriptors, the storage directory
 /// and `.manashiki` must not be symlinks, temporary files are created with `O_EXCL|O_NOFOLLOW`,
 /// and installation is a `rename` (which replaces a symlink at `<id>.bin` rather than writing
@@ -24,16 +21,13 @@ package final class StorageDirectory: @unchecked Sendable {
     /// Descriptor of `.manashiki/partial`.
     package let partialFD: Int32
 
-    /// The private folder's name inside the storage directory.
-    package static let privateFolder = ".manashiki"
-    /// Where partial downloads live, inside the private folder.
-    package static let partialFolder = "partial"
-    /// The extension of partial downloads.
-    package static let partialExtension = "partial"
+    /// The paths inside the storage directory.
+    package let layout: StoreLayout
 
     /// Creates the directory if needed and opens it.
     package init(url: URL) throws {
         self.url = url
+        layout = StoreLayout(directory: url)
         let path = url.path
         do {
             try FileManager.default.createDirectory(at: url, withIntermediateDirectories: true)
@@ -49,14 +43,14 @@ package final class StorageDirectory: @unchecked Sendable {
             throw APIError.fileSystem(operation: "use storage directory", path: path, code: ELOOP)
         }
         do {
-            let privateFD = try POSIX.openSubdirectory(fd, Self.privateFolder, displayPath: path + "/" + Self.privateFolder)
+            let privateFD = try POSIX.openSubdirectory(fd, StoreLayout.metadataFolderName, displayPath: layout.metadataDirectory.path)
             defer { close(privateFD) }
-            partialFD = try POSIX.openSubdirectory(privateFD, Self.partialFolder, displayPath: path + "/" + Self.privateFolder + "/" + Self.partialFolder)
+            partialFD = try POSIX.openSubdirectory(privateFD, StoreLayout.partialFolderName, displayPath: layout.partialDirectory.path)
         } catch {
             close(fd)
             throw error
         }
-        Self.excludeFromBackup(url.appendingPathComponent(Self.privateFolder, isDirectory: true))
+        Self.excludeFromBackup(layout.metadataDirectory)
         abandonedPartialsRemoved = removeAbandonedPartials()
     }
 
@@ -68,7 +62,7 @@ package final class StorageDirectory: @unchecked Sendable {
     package func removeAbandonedPartials() -> [String] {
         var removed: [String] = []
         let names = (try? FileManager.default.contentsOfDirectory(atPath: partialPath(""))) ?? []
-        for name in names where name.hasSuffix("." + Self.partialExtension) {
+        for name in names where StoreLayout.isPartialName(name) {
             let fd = openat(partialFD, name, O_RDONLY | O_NOFOLLOW | O_CLOEXEC)
             guard fd >= 0 else { continue }
             defer { close(fd) }
@@ -95,15 +89,15 @@ package final class StorageDirectory: @unchecked Sendable {
         url.appendingPathComponent(ModelID.fileName(for: modelId), isDirectory: false)
     }
 
-    /// The display path of a partial file.
+    /// The display path of a partial file (the folder's with an empty name).
     package func partialPath(_ name: String) -> String {
-        url.path + "/" + Self.privateFolder + "/" + Self.partialFolder + "/" + name
+        name.isEmpty ? layout.partialDirectory.path : layout.partialFile(name).path
     }
 
     /// Creates a new, exclusively named and locked partial file for `modelId`.
     package func createPartial(for modelId: String) throws -> (name: String, fd: Int32) {
         for _ in 0..<8 {
-            let name = "\(modelId).\(POSIX.randomSuffix()).\(Self.partialExtension)"
+            let name = StoreLayout.newPartialName(for: modelId)
             let fd = openat(partialFD, name, O_WRONLY | O_CREAT | O_EXCL | O_NOFOLLOW | O_CLOEXEC, 0o644)
             if fd < 0 {
                 if errno == EEXIST || errno == EINTR { continue }
@@ -126,12 +120,11 @@ package final class StorageDirectory: @unchecked Sendable {
         _ = unlinkat(partialFD, name, 0)
     }
 
-    /// Atomically replaces `<modelId>.bin` with the partial file `name`, then makes the
-    /// rename durable by syncing the directory.
-    package func install(partial name: String, as modelId: String) throws {
-        let target = ModelID.fileName(for: modelId)
-        try POSIX.call("install", modelURL(modelId).path) { renameat(partialFD, name, fd, target) }
-        try POSIX.sync(fd, path: url.path)
+    /// Atomically replaces `<modelId>.bin` with the partial file `name` (open as `file`):
+    /// flushes it, renames it and flushes the directory (`DurableFile.commit`).
+    package func install(partial name: String, file: Int32, as modelId: String) throws {
+        try DurableFile.commit(file, path: partialPath(name), named: name, in: partialFD,
+                               as: ModelID.fileName(for: modelId), in: fd, directoryPath: url.path)
     }
 
     /// Downloads in progress can be fetched again: keep them out of iCloud backups.

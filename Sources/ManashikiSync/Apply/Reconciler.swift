@@ -35,6 +35,9 @@ public struct Reconciler: Sendable {
         public var freeSpace: @Sendable (URL) -> Int64?
         /// Where keys and session tokens come from.
         public var environment: SyncEnvironment
+        /// How each download transfers (stall timeout, resumptions, redirects); the manifest's
+        /// `policies.downloadTimeoutSeconds`, when set, replaces its `deadline`.
+        public var download: DownloadOptions
         /// Sources tried before the manifest's `sources` (`sync --from`).
         public var extraSources: [ArtifactSource] = []
         /// Install exactly these artifacts and refuse anything else (`sync --locked`); nil
@@ -49,7 +52,7 @@ public struct Reconciler: Sendable {
                     sleep: @escaping @Sendable (Duration) async throws -> Void = { try await Task.sleep(for: $0) },
                     forcePrune: Bool = false, dryRun: Bool = false, device: DeviceProfile? = nil, retry: RetryPolicy? = nil,
                     freeSpace: @escaping @Sendable (URL) -> Int64? = DiskSpace.available,
-                    environment: SyncEnvironment = .process) {
+                    environment: SyncEnvironment = .process, download: DownloadOptions = DownloadOptions()) {
             self.lockTimeout = lockTimeout
             self.lockPollInterval = lockPollInterval
             self.sleep = sleep
@@ -59,6 +62,7 @@ public struct Reconciler: Sendable {
             self.retry = retry
             self.freeSpace = freeSpace
             self.environment = environment
+            self.download = download
         }
     }
 
@@ -99,7 +103,8 @@ public struct Reconciler: Sendable {
     /// be called from several tasks at once, so keep it quick and thread-safe).
     public func run(onEvent: (@Sendable (SyncEvent) -> Void)? = nil) async -> SyncReport {
         let emit = onEvent ?? { _ in }
-        let report = await SyncRun(manifest: manifest, registry: registry, options: options, retry: retryPolicy, emit: emit).perform()
+        let report = await SyncRun(manifest: manifest, registry: registry, options: options, retry: retryPolicy,
+                                 download: downloadOptions, emit: emit).perform()
         emit(.finished(report))
         return report
     }
@@ -121,6 +126,13 @@ public struct Reconciler: Sendable {
         var copy = options
         copy.dryRun = true
         return await Reconciler(manifest: manifest, registry: registry, options: copy).run()
+    }
+
+    /// The download options in effect.
+    var downloadOptions: DownloadOptions {
+        var download = options.download
+        if let seconds = manifest.policies.downloadTimeoutSeconds { download.deadline = TimeInterval(seconds) }
+        return download
     }
 
     /// The retry policy in effect.

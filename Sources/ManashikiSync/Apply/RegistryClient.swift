@@ -19,8 +19,9 @@ public protocol RegistryClient: Sendable {
     /// `POST /api/session`.
     func createSession(principalId: String, ttlSec: Int) async throws -> ModelSession
     /// Downloads, verifies and atomically installs `<storageDirectory>/<modelId>.bin`, refusing
-    /// an artifact other than `expecting`.
-    func download(_ modelId: String, session: String?, expecting: ExpectedArtifact, timeout: TimeInterval?,
+    /// an artifact other than `expecting`, with the transfer tuning in `options` (stall
+    /// timeout, resumptions, URL refreshes, redirects, deadline).
+    func download(_ modelId: String, session: String?, expecting: ExpectedArtifact, options: DownloadOptions,
                   progress: (@Sendable (Int64, Int64?) -> Void)?) async throws -> DownloadedModel
 }
 
@@ -28,11 +29,9 @@ extension ManashikiClient: RegistryClient {
     /// Whether the key can mint sessions (`sk_live_`).
     public var canIssueSessions: Bool { apiKey.canIssueSessions }
 
-    /// `downloadModel(_:session:expecting:progress:)`.
-    public func download(_ modelId: String, session: String?, expecting: ExpectedArtifact, timeout: TimeInterval?,
+    /// `downloadModel(_:session:expecting:options:progress:)`.
+    public func download(_ modelId: String, session: String?, expecting: ExpectedArtifact, options: DownloadOptions,
                          progress: (@Sendable (Int64, Int64?) -> Void)?) async throws -> DownloadedModel {
-        var options = DownloadOptions()
-        options.deadline = timeout
-        return try await downloadModel(modelId, session: session, expecting: expecting, options: options, progress: progress)
+        try await downloadModel(modelId, session: session, expecting: expecting, options: options, progress: progress)
     }
 }

@@ -15,6 +15,7 @@ final class SyncRun: Sendable {
     let registry: any RegistryClient
     let options: Reconciler.Options
     let retry: RetryPolicy
+    let downloadOptions: DownloadOptions
     let layout: StoreLayout
     let resolver: SecretResolver
     let emit: @Sendable (SyncEvent) -> Void
@@ -31,14 +32,15 @@ final class SyncRun: Sendable {
     /// Sources that served bad bytes (rejected), reported as warnings.
     let sourceWarnings = Locked<[String]>([])
 
-    /// A run of `manifest` against `registry`; secrets come from `options.environment`, paths
+    /// A run of `manifest` against `registry`, each download tuned by `download`; secrets come from `options.environment`, paths
     /// resolve against the manifest's directory.
     init(manifest: Manifest, registry: any RegistryClient, options: Reconciler.Options, retry: RetryPolicy,
-         emit: @escaping @Sendable (SyncEvent) -> Void) {
+         download: DownloadOptions, emit: @escaping @Sendable (SyncEvent) -> Void) {
         self.manifest = manifest
         self.registry = registry
         self.options = options
         self.retry = retry
+        downloadOptions = download
         layout = StoreLayout(directory: manifest.storeDirectory)
         resolver = SecretResolver(environment: options.environment, baseDirectory: manifest.baseDirectory)
         self.emit = emit
@@ -168,9 +170,11 @@ final class SyncRun: Sendable {
         }
         let needed = Planner.recordsNeeded(input).filter { input.records[$0.modelId] == nil }
         if options.lock != nil || options.offline {
-            let what = options.lock != nil ? "the lock file" : "the bundle's index"
+            let fix = options.lock != nil
+                ? "the lock file has no record facts for %@ (write it again with `manashiki-sync lock`)"
+                : "the bundle's index has no record facts for %@ (its store installed it before they were recorded: export with `--select lock`, or from a store that synced it since)"
             for entry in needed {
-                input.recordFailures[entry.modelId] = "\(what) has no record facts for \(entry.modelId) \(entry.version) (write it again with a current manashiki-sync)"
+                input.recordFailures[entry.modelId] = fix.replacingOccurrences(of: "%@", with: "\(entry.modelId) \(entry.version)")
             }
         } else {
             await fetchRecords(needed, into: &input)
@@ -324,17 +328,17 @@ final class SyncRun: Sendable {
 
         case .download(let target), .replace(_, let target, _):
             let expected = ExpectedArtifact(sha256: target.sha256, size: target.size, version: target.version)
-            let timeout = manifest.policies.downloadTimeoutSeconds.map(TimeInterval.init)
+            let timeout = downloadOptions.deadline
             let progress: @Sendable (Int64, Int64?) -> Void = { [emit] written, total in
                 emit(.progress(modelId: id, bytesWritten: written, totalBytes: total))
             }
             let fetched: ArtifactFetcher.Fetched
             do {
-                let store = try StorageDirectory(url: layout.directory)
-                fetched = try await context.fetcher.fetch(id, target: target, store: store, timeout: timeout, progress: progress,
+                let directory = layout.directory
+                fetched = try await context.fetcher.fetch(id, target: target, store: { try StorageDirectory(url: directory) }, timeout: timeout, progress: progress,
                                                           warn: { [sourceWarnings] text in sourceWarnings.withLock { $0.append(text) } },
                                                           registryRefusal: context.registryRefusal(id, target)) { [self] in
-                    try await self.registryDownload(id, target: target, expected: expected, timeout: timeout, progress: progress)
+                    try await self.registryDownload(id, target: target, expected: expected, progress: progress)
                 }
             } catch { return fail(SyncFailure(error)) }
             let downloaded = fetched.model
@@ -343,8 +347,7 @@ final class SyncRun: Sendable {
             }
             // The identity of the file we wrote (taken before the rename), not of whatever is at
             // the path now: a file swapped in by someone else is then noticed and re-hashed.
-            let stamped = downloaded.fileStamp.map { FileIdentity(size: $0.size, mtimeNanoseconds: $0.mtimeNanoseconds, inode: $0.inode) }
-            guard let identity = stamped ?? FileIdentity.of(layout.modelFile(id)) else {
+            guard let identity = downloaded.fileIdentity ?? FileIdentity.of(layout.modelFile(id)) else {
                 return fail(SyncFailure(kind: .terminal, message: "the download reported success but \(layout.modelFile(id).path) is missing"))
             }
             bytesDownloaded.withLock { $0 += downloaded.size }
@@ -363,7 +366,7 @@ final class SyncRun: Sendable {
 
     /// Downloads from the registry with the retry policy, minting or reading the session token
     /// of a private model first.
-    private func registryDownload(_ id: String, target: ArtifactTarget, expected: ExpectedArtifact, timeout: TimeInterval?,
+    private func registryDownload(_ id: String, target: ArtifactTarget, expected: ExpectedArtifact,
                                   progress: @escaping @Sendable (Int64, Int64?) -> Void) async throws -> DownloadedModel {
         var token: String?
         if target.needsSession {
@@ -372,8 +375,8 @@ final class SyncRun: Sendable {
             }
             token = try await retry.run({ [resolver, registry] in try await resolver.token(source, registry: registry) })
         }
-        return try await retry.run({ [registry, token] in
-            try await registry.download(id, session: token, expecting: expected, timeout: timeout, progress: progress)
+        return try await retry.run({ [registry, token, downloadOptions] in
+            try await registry.download(id, session: token, expecting: expected, options: downloadOptions, progress: progress)
         }, onRetry: { [emit] attempt, error, wait in
             emit(.retrying(modelId: id, attempt: attempt, delay: wait, reason: error.description))
         })
@@ -452,7 +455,7 @@ final class SyncRun: Sendable {
     private func delete(_ id: String) -> ModelResult.Status {
         let url = layout.modelFile(id)
         guard ModelID.modelId(fromFileName: url.lastPathComponent) == id,
-              let info = POSIXFile.lstatInfo(url.path), POSIXFile.isRegular(info) else {
+              let info = POSIX.lstatInfo(url.path), POSIX.isRegular(info) else {
             return .failed(SyncFailure(kind: .terminal, message: "\(url.lastPathComponent) is not a regular model file; left alone"))
         }
         guard unlink(url.path) == 0 else {

@@ -60,7 +60,7 @@ struct ArtifactFetcher: Sendable {
     ///   - registry: downloads from the registry (with its retries and session token).
     ///   - warn: reports a source that served bad bytes.
     /// - Throws: the registry's error, or a `SyncFailure` listing every source tried.
-    func fetch(_ modelId: String, target: ArtifactTarget, store: StorageDirectory, timeout: TimeInterval?,
+    func fetch(_ modelId: String, target: ArtifactTarget, store: () throws -> StorageDirectory, timeout: TimeInterval?,
                progress: @escaping @Sendable (Int64, Int64?) -> Void, warn: @Sendable (String) -> Void, registryRefusal: String?,
                registry: @Sendable () async throws -> DownloadedModel) async throws -> Fetched {
         var skipped: [String] = []
@@ -74,7 +74,8 @@ struct ArtifactFetcher: Sendable {
                         skipped.append("\(s.label): no \(BundleLayout.blobPath(target.sha256))")
                         continue
                     }
-                    model = try await Self.offPool { try store.installCopy(of: blob.path, as: modelId, sha256: target.sha256, size: target.size, version: target.version) }
+                    let directory = try store()
+                    model = try await Self.offPool { try directory.installCopy(of: blob.path, as: modelId, sha256: target.sha256, size: target.size, version: target.version) }
                     progress(model.size, model.size)
                 } else if case .mirror(let base) = s.source.kind, let mirrorClient {
                     let expected = ExpectedArtifact(sha256: target.sha256, size: target.size, version: target.version)

@@ -33,6 +33,6 @@ public struct OfflineRegistry: RegistryClient {
     /// Throws: offline.
     public func createSession(principalId: String, ttlSec: Int) async throws -> ModelSession { throw Self.refusal }
     /// Throws: offline.
-    public func download(_ modelId: String, session: String?, expecting: ExpectedArtifact, timeout: TimeInterval?,
+    public func download(_ modelId: String, session: String?, expecting: ExpectedArtifact, options: DownloadOptions,
                          progress: (@Sendable (Int64, Int64?) -> Void)?) async throws -> DownloadedModel { throw Self.refusal }
 }

@@ -48,6 +48,8 @@ enum SourcePlanning {
                 case .blocked(.notInCatalog):
                     let why = unavailable(item.modelId)
                     item = PlanItem(modelId: item.modelId, action: .blocked(.unavailable(why)), reason: why)
+                case .blocked(.recordUnavailable(let why)):
+                    item = PlanItem(modelId: item.modelId, action: .blocked(.unavailable(why)), reason: item.reason, warnings: item.warnings)
                 case .skip(.optional(.notInCatalog)):
                     let why = unavailable(item.modelId)
                     item = PlanItem(modelId: item.modelId, action: .skip(.optional(.unavailable(why))), reason: "optional, not installed: \(why)")

@@ -89,7 +89,7 @@ public enum BundleExporter {
         defer { close(blobFD) }
 
         for artifact in candidates {
-            if let info = POSIXFile.lstatInfo(bundle.blob(artifact.sha256).path), POSIXFile.isRegular(info), Int64(info.st_size) == artifact.size {
+            if let info = POSIX.lstatInfo(bundle.blob(artifact.sha256).path), POSIX.isRegular(info), Int64(info.st_size) == artifact.size {
                 report.present.append(artifact)
                 continue
             }

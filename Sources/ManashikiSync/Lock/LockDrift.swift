@@ -14,13 +14,14 @@ public enum LockDrift {
         public var description: String { "\(modelId): \(message)" }
     }
 
-    /// Differences between `lock` and `manifest`: models missing from either, and locked
-    /// artifacts the manifest's version or digest pins no longer accept.
+    /// Differences between `lock` and `manifest`: models missing from either (an optional model
+    /// may be missing from the lock), and locked artifacts the manifest's pins no longer accept.
     public static func manifestDifferences(_ lock: LockFile, _ manifest: Manifest) -> [Difference] {
         var out: [Difference] = []
         let wanted = Set(manifest.models.map(\.id))
         for spec in manifest.models {
             guard let locked = lock[spec.id] else {
+                if spec.isOptional { continue } // left out when it could not be locked
                 out.append(Difference(modelId: spec.id, message: "is in the manifest but not in the lock; run `manashiki-sync lock`"))
                 continue
             }

@@ -16,8 +16,9 @@ public enum LockResolver {
         public var description: String { "\(modelId): \(message)" }
     }
 
-    /// Resolves `manifest` with `registry`. Throws only when the catalog cannot be read.
-    public static func resolve(_ manifest: Manifest, registry: any RegistryClient, retry: RetryPolicy) async throws -> (LockFile, [Problem]) {
+    /// Resolves `manifest` with `registry`: the lock, the required models that cannot be locked,
+    /// and the optional ones left out (each with why). Throws only when the catalog cannot be read.
+    public static func resolve(_ manifest: Manifest, registry: any RegistryClient, retry: RetryPolicy) async throws -> (LockFile, [Problem], [Problem]) {
         let catalog = try await retry.run({ try await registry.listModels() })
         let byId = PlanInput.index(catalog)
         var problems: [Problem] = []
@@ -75,7 +76,8 @@ public enum LockResolver {
                 problems.append(Problem(modelId: spec.id, message: "its registry record was not fetched"))
             }
         }
-        return (LockFile(models: models), problems)
+        let optional = Set(manifest.models.filter(\.isOptional).map(\.id))
+        return (LockFile(models: models), problems.filter { !optional.contains($0.modelId) }, problems.filter { optional.contains($0.modelId) })
     }
 
     /// Why `entry` does not satisfy `spec`, or nil.

@@ -42,7 +42,7 @@ public final class StoreLock: Sendable {
         guard fd >= 0 else { throw APIError.fileSystem(operation: "open the lock file", path: layout.lockFile.path, code: errno) }
         var waited = Duration.zero
         while true {
-            if POSIXFile.tryLock(fd) { return StoreLock(descriptor: fd) }
+            if POSIX.tryLock(fd) { return StoreLock(descriptor: fd) }
             guard waited < timeout else { close(fd); return nil }
             let step = min(pollInterval, timeout - waited)
             do { try await sleep(step) } catch { close(fd); throw error }

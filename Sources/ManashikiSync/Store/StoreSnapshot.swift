@@ -1,4 +1,5 @@
 import Foundation
+import Manashiki
 
 /// What is on disk, as the planner sees it: the state file's contents and every
 /// `<valid-id>.bin` file with its identity and, when it was (re)hashed, its digest.

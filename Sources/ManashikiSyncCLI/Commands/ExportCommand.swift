@@ -1,4 +1,5 @@
 import Foundation
+import Manashiki
 import ManashikiSync
 
 /// `manashiki-sync export DIR`: write the store's verified models (or the manifest's, or the

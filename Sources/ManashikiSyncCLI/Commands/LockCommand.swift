@@ -48,9 +48,12 @@ package struct LockCommand: Sendable {
         let retry = RetryPolicy(maxAttempts: manifest.policies.maxAttempts, maxRetryAfter: .seconds(manifest.policies.maxRetryAfterSeconds))
         if let existing { return await check(existing, manifest: manifest, registry: registry, retry: retry, lockURL: lockURL) }
 
-        let lock: LockFile, problems: [LockResolver.Problem]
-        do { (lock, problems) = try await LockResolver.resolve(manifest, registry: registry, retry: retry) } catch {
+        let lock: LockFile, problems: [LockResolver.Problem], leftOut: [LockResolver.Problem]
+        do { (lock, problems, leftOut) = try await LockResolver.resolve(manifest, registry: registry, retry: retry) } catch {
             return unreachable(error, lockURL: lockURL)
+        }
+        if context.global.verbosity > .quiet {
+            leftOut.forEach { context.console.warning("\($0.modelId): optional, not locked: \($0.message)") }
         }
         guard problems.isEmpty else {
             problems.forEach { context.console.error($0.description) }

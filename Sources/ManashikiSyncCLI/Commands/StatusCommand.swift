@@ -1,4 +1,5 @@
 import Foundation
+import Manashiki
 import ManashikiSync
 
 /// `manashiki-sync status`: what is installed (versions, sizes), what the manifest still

@@ -33,7 +33,7 @@ package struct LastRunRecord: Sendable, Codable, Equatable {
     package static let schemaName = "manashiki-sync/last-run/v1"
 
     /// The record's path in `layout`.
-    package static func url(_ layout: StoreLayout) -> URL { layout.metadataDirectory.appendingPathComponent("last-run.json") }
+    package static func url(_ layout: StoreLayout) -> URL { layout.lastRunFile }
 
     /// Writes the record atomically (`DurableFile`); failures are returned as text (the run's
     /// result stands).

@@ -1,4 +1,5 @@
 import Foundation
+import Manashiki
 import Testing
 import ManashikiSync
 

@@ -70,4 +70,18 @@ struct LockCommandTests {
         #expect(future.status == 2)
         #expect(future.stderr.contains("format 3 is newer"))
     }
+
+    @Test("an optional model that cannot be locked is left out with a warning; check and sync --locked accept that")
+    func optionalLeftOut() async throws {
+        let fixture = try Fixture(models: ["alpha"], extraModelEntries: [#"{"id": "maybe", "optional": true}"#])
+        let result = try await fixture.run(["lock"])
+        #expect(result.status == 0, "\(result.all)")
+        #expect(result.stderr.contains("maybe: optional, not locked"))
+        let lock = try LockFile.read(fixture.directory.appendingPathComponent("manashiki.lock.json"))
+        #expect(lock.models.map(\.modelId) == ["alpha"])
+        #expect(try await fixture.run(["lock", "--check"]).status == 0)
+        let sync = try await fixture.run(["sync", "--locked"])
+        #expect(sync.status == 0, "\(sync.all)")
+        #expect(fixture.isInstalledIntact("alpha"))
+    }
 }

@@ -83,7 +83,7 @@ final class FakeRegistry: RegistryClient, Sendable {
         return ModelSession(token: "mks_minted_for_\(principalId)", principalId: principalId, expiresAt: Date().addingTimeInterval(Double(ttlSec)))
     }
 
-    func download(_ modelId: String, session: String?, expecting: ExpectedArtifact, timeout: TimeInterval?,
+    func download(_ modelId: String, session: String?, expecting: ExpectedArtifact, options: DownloadOptions,
                   progress: (@Sendable (Int64, Int64?) -> Void)?) async throws -> DownloadedModel {
         let model: Model = try state.withLock { s in
             s.calls.append("download \(modelId)")
