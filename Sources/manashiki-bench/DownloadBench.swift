@@ -61,7 +61,7 @@ struct DownloadBench {
                 durable ? Peer.shell("`curl -o FILE && sync FILE`", "curl -sS -o '\(out)' '\(url)'\(sync)", reset: removeOut)
                     : Peer(name: "`curl -o FILE`", argv: ["curl", "-sS", "-o", out, url], reset: removeOut),
                 Peer(name: durable ? "Python urllib+hashlib+`os.fsync`" : "Python urllib+hashlib",
-                     argv: ["python3", python, url, out] + (durable ? ["fsync"] : []), reset: removeOut, check: digestCheck),
+                     argv: ["python3", python, url, out] + (durable ? ["fsync"] : []), profiled: true, reset: removeOut, check: digestCheck),
                 Peer(name: durable ? "`curl -o` then `sha256sum`, `sync`" : "`curl -o` then `sha256sum`",
                      argv: ["/bin/sh", "-c", "curl -sS -o '\(out)' '\(url)' && sha256sum '\(out)'\(sync)"], reset: removeOut, check: digestCheck),
             ]

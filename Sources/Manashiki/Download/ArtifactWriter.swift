@@ -10,6 +10,8 @@ import Darwin
 /// (one copy, one `write` and one hash update per MiB), enforcing the declared size.
 final class ArtifactWriter: HTTPBodyConsumer, @unchecked Sendable {
     static let blockSize = 1 << 20
+    /// Chunks at least this large are consumed in place rather than copied into the block.
+    static let directMinimum = 256 << 10
 
     private let fd: Int32
     private let path: String
@@ -82,11 +84,14 @@ final class ArtifactWriter: HTTPBodyConsumer, @unchecked Sendable {
         }
         if let deadline, DispatchTime.now().uptimeNanoseconds >= deadline { throw StorageSignal.deadlinePassed }
         var offset = 0
-        // Whole blocks straight from the transport's buffer: no copy.
-        if blockCount == 0 && chunk.count >= Self.blockSize {
-            let whole = chunk.count - chunk.count % Self.blockSize
-            try await consume(BytesRef(chunk, range: 0..<whole))
-            offset = whole
+        // A large chunk (the Linux transport hands over 1 MiB buffers) is hashed and written
+        // straight from the transport's buffer, with no copy; a partly filled block before it
+        // (a slow link's short chunk) is written first, so one short chunk never makes every
+        // later byte go through the block.
+        if chunk.count >= Self.directMinimum {
+            try await flush()
+            try await consume(BytesRef(chunk, range: 0..<chunk.count))
+            offset = chunk.count
         }
         while offset < chunk.count {
             let n = min(chunk.count - offset, Self.blockSize - blockCount)
@@ -127,7 +132,16 @@ final class ArtifactWriter: HTTPBodyConsumer, @unchecked Sendable {
         let fd = self.fd, path = self.path
         let write = IOCompletion()
         Self.ioQueue.async {
-            write.finish { try bytes.withBytes { try POSIX.writeAll(fd, $0, path: path) } }
+            write.finish {
+                try bytes.withBytes { all in
+                    var offset = 0
+                    while offset < all.count {
+                        let n = min(Self.writeSize, all.count - offset)
+                        try POSIX.writeAll(fd, UnsafeRawBufferPointer(rebasing: all[offset..<(offset + n)]), path: path)
+                        offset += n
+                    }
+                }
+            }
         }
         bytes.withBytes { hasher.update($0) }
         try await write.value()
@@ -139,6 +153,11 @@ final class ArtifactWriter: HTTPBodyConsumer, @unchecked Sendable {
         lastProgress = DispatchTime.now().uptimeNanoseconds
         progress?(written, declaredTotal)
     }
+
+    /// The largest single `write(2)`. Measured on ext4 (Linux 6.18): 1 MiB writes sometimes
+    /// cost 5× the system time of 256 KiB ones (the page cache then asks for large folios,
+    /// which a fragmented memory makes expensive); 256 KiB is as cheap as any smaller size.
+    static let writeSize = 256 << 10
 
     /// Where blocking writes run, off the cooperative thread pool.
     static let ioQueue = DispatchQueue(label: "manashiki.artifact-writes", qos: .utility, attributes: .concurrent)

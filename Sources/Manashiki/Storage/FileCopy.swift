@@ -52,7 +52,7 @@ package enum FileCopy {
         var created = false
         var fd: Int32 = -1
         do {
-            #if canImport(Darwin)
+            #if os(macOS) || os(iOS) || os(tvOS) || os(watchOS) || os(visionOS)
             // fclonefileat(2): macOS 10.12+, iOS/tvOS/watchOS 10+ (xnu 3789, <sys/clonefile.h>),
             // below every deployment target. APFS shares the blocks; elsewhere it fails
             // (ENOTSUP, EXDEV) and the plain copy runs.

@@ -8,8 +8,8 @@ import CManashikiShims
 /// Why it exists: FoundationNetworking's `URLSessionTask.suspend()` removes the transfer from
 /// libcurl and `resume()` starts it over, so URLSession on Linux cannot apply backpressure and
 /// buffers a fast download in memory without bound. Here each transfer runs on its own thread
-/// and the body is handed to the consumer in ~1 MiB chunks through a queue of at most
-/// `maxQueuedBytes`; when the consumer falls behind, the transfer thread simply waits, and the
+/// and the body is handed to the consumer in ~1 MiB chunks (reused buffers, each byte copied
+/// once out of libcurl's buffer) through a queue of at most `maxQueuedBytes`; when the consumer falls behind, the transfer thread simply waits, and the
 /// kernel's TCP window slows the sender. Memory stays flat whatever the artifact's size.
 ///
 /// `URLSessionTransport` uses it automatically on Linux for every request.
@@ -84,8 +84,11 @@ final class CurlTransfer: @unchecked Sendable {
         return peakQueued
     }
 
-    // Owned by the curl thread.
-    private var pending = Data()
+    // Owned by the curl thread: the buffer being filled, from a pool of reused buffers (each
+    // received byte is copied once, into a buffer that the consumer then reads in place).
+    private let pool: ChunkPool
+    private var fill: UnsafeMutableRawPointer?
+    private var fillCount = 0
     private var pendingSince: UInt64 = 0
     private var statusLine: Int?
     private var headerFields = HTTPHeaders()
@@ -96,6 +99,7 @@ final class CurlTransfer: @unchecked Sendable {
         self.maxQueuedBytes = maxQueuedBytes
         self.connectTimeout = connectTimeout
         self.host = request.url.host ?? "?"
+        pool = ChunkPool(size: Self.chunkSize, keep: maxQueuedBytes / Self.chunkSize + 1)
     }
 
     func start() {
@@ -148,8 +152,12 @@ final class CurlTransfer: @unchecked Sendable {
         // Bytes received before a failure are still a valid prefix: deliver them, so a resume
         // can continue after them with Range.
         if code == 0 { flushHeadIfNeeded() }
-        if headSent && !pending.isEmpty { enqueue(.chunk(pending), bytes: pending.count) }
-        pending = Data()
+        if headSent {
+            handOver()
+        } else if let buffer = fill {
+            pool.give(buffer)
+            fill = nil
+        }
         let message = cString(errorBuffer)
         condition.lock()
         events.append(.finished(code: code, message: message))
@@ -193,18 +201,39 @@ final class CurlTransfer: @unchecked Sendable {
 
     private func onData(_ data: UnsafePointer<CChar>, _ length: Int) -> Int {
         flushHeadIfNeeded()
-        if pending.isEmpty { pending.reserveCapacity(Self.chunkSize + length) }
         let now = DispatchTime.now().uptimeNanoseconds
-        if pending.isEmpty { pendingSince = now }
-        pending.append(UnsafeRawPointer(data).assumingMemoryBound(to: UInt8.self), count: length)
-        // Coalesce into ~1 MiB chunks (a fast link fills one in well under a millisecond); on a
-        // slow link hand over what has arrived once it is 100 ms old, so progress still shows.
-        if pending.count >= Self.chunkSize || now - pendingSince >= Self.maxPendingAge {
-            let chunk = pending
-            pending = Data()
-            if !enqueue(.chunk(chunk), bytes: chunk.count) { return 0 }
+        var source = UnsafeRawPointer(data)
+        var remaining = length
+        // Fill 1 MiB buffers and hand each over when full (a fast link fills one in well under a
+        // millisecond), so the consumer wakes once per MiB, not once per callback.
+        while remaining > 0 {
+            if fill == nil {
+                fill = pool.take()
+                fillCount = 0
+                pendingSince = now
+            }
+            let n = min(remaining, Self.chunkSize - fillCount)
+            (fill! + fillCount).copyMemory(from: source, byteCount: n)
+            fillCount += n
+            source += n
+            remaining -= n
+            if fillCount == Self.chunkSize, !handOver() { return 0 }
         }
-        return isCancelled ? 0 : length
+        // On a slow link hand over what has arrived once it is 100 ms old, so progress still shows.
+        if fill != nil, now - pendingSince >= Self.maxPendingAge, !handOver() { return 0 }
+        // Cancellation is seen at every hand-over and by the progress callback, which libcurl
+        // calls after every read: no lock per callback here.
+        return length
+    }
+
+    /// Queues the buffer being filled as a chunk (no copy). False if cancelled.
+    @discardableResult
+    private func handOver() -> Bool {
+        guard let buffer = fill else { return true }
+        let count = fillCount
+        fill = nil
+        fillCount = 0
+        return enqueue(.chunk(pool.data(buffer, count: count)), bytes: count)
     }
 
     /// Queues an event, waiting while the consumer is `maxQueuedBytes` behind. False if cancelled.

@@ -46,6 +46,9 @@ public struct Reconciler: Sendable {
         /// Make no network request at all (`--offline`): plan from `lock`, else from the bundle
         /// sources' indexes; only bundle directories serve downloads.
         public var offline = false
+        /// Seconds without a byte from a mirror before it counts as failed and the next source
+        /// (or the registry) is tried. Default 15.
+        public var mirrorIdleTimeout: TimeInterval = 15
 
         /// Creates options with the defaults described on each property.
         public init(lockTimeout: Duration = .seconds(30), lockPollInterval: Duration = .milliseconds(100),

@@ -393,7 +393,8 @@ final class SyncRun: Sendable {
                 return ArtifactFetcher.ResolvedSource(source: source, bundle: nil, label: source.description)
             }
         }
-        return ArtifactFetcher(sources: resolved, mirrorClient: registry as? any MirrorDownloading, offline: options.offline)
+        return ArtifactFetcher(sources: resolved, mirrorClient: registry as? any MirrorDownloading, offline: options.offline,
+                               mirrorIdleTimeout: options.mirrorIdleTimeout)
     }
 
     /// The facts of the record the plan used for `id`, when it describes this artifact.

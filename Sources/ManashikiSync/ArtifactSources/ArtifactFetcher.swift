@@ -11,6 +11,8 @@ struct ArtifactFetcher: Sendable {
     let mirrorClient: (any MirrorDownloading)?
     /// Whether network sources are skipped (`--offline`).
     let offline: Bool
+    /// Seconds without a byte before a mirror transfer fails over.
+    var mirrorIdleTimeout: TimeInterval = 15
 
     /// A source with its bundle directory resolved against the manifest.
     struct ResolvedSource: Sendable {
@@ -81,7 +83,7 @@ struct ArtifactFetcher: Sendable {
                     let expected = ExpectedArtifact(sha256: target.sha256, size: target.size, version: target.version)
                     model = try await mirrorClient.downloadFromMirror(modelId, url: ArtifactSource.blobURL(base, target.sha256),
                                                                       allowPlainHTTP: s.source.allowsPlainHTTP, expecting: expected,
-                                                                      timeout: timeout, progress: progress)
+                                                                      timeout: timeout, idleTimeout: mirrorIdleTimeout, progress: progress)
                 } else {
                     skipped.append("\(s.label): this registry client cannot download from mirrors")
                     continue

@@ -7,12 +7,13 @@ import Manashiki
 package protocol MirrorDownloading: Sendable {
     /// Downloads `url` as `<store>/<modelId>.bin`, verified against `expecting`.
     func downloadFromMirror(_ modelId: String, url: URL, allowPlainHTTP: Bool, expecting: ExpectedArtifact, timeout: TimeInterval?,
-                            progress: (@Sendable (Int64, Int64?) -> Void)?) async throws -> DownloadedModel
+                            idleTimeout: TimeInterval, progress: (@Sendable (Int64, Int64?) -> Void)?) async throws -> DownloadedModel
 }
 
 extension ManashikiClient: MirrorDownloading {
-    /// The transfer settings for mirrors: a stall of 15 s, or more than one resumption, moves
-    /// on to the next source (the registry is still there).
+    /// The transfer settings for mirrors: a stall (`Reconciler.Options.mirrorIdleTimeout`,
+    /// default 15 s) or more than one resumption moves on to the next source (the registry is
+    /// still there).
     static var mirrorOptions: DownloadOptions {
         var options = DownloadOptions()
         options.idleTimeout = 15
@@ -23,8 +24,9 @@ extension ManashikiClient: MirrorDownloading {
     }
 
     package func downloadFromMirror(_ modelId: String, url: URL, allowPlainHTTP: Bool, expecting: ExpectedArtifact, timeout: TimeInterval?,
-                                    progress: (@Sendable (Int64, Int64?) -> Void)?) async throws -> DownloadedModel {
+                                    idleTimeout: TimeInterval, progress: (@Sendable (Int64, Int64?) -> Void)?) async throws -> DownloadedModel {
         var options = Self.mirrorOptions
+        options.idleTimeout = idleTimeout
         options.deadline = timeout
         return try await downloadModel(modelId, fromMirror: url, allowPlainHTTP: allowPlainHTTP, expecting: expecting, options: options, progress: progress)
     }

@@ -43,12 +43,18 @@ package enum SummaryTable {
         return render(headers: ["MODEL", "RESULT", "VERSION", "SIZE", "NOTE"], rows: rows, width: width)
     }
 
-    /// MODEL, ACTION, VERSION, SIZE, REASON for a plan.
+    /// ` (from mirror https://…)` for a download expected from a source other than the registry.
+    static func fromSource(_ item: PlanItem) -> String {
+        guard item.action.target != nil, let source = item.source, source != "registry" else { return "" }
+        return " (from \(source))"
+    }
+
+    /// MODEL, ACTION, VERSION, SIZE, REASON for a plan (REASON names a source other than the registry).
     package static func plan(_ plan: Plan, width: Int) -> [String] {
         let rows = plan.items.map { item -> [String] in
             [item.modelId, item.action.name,
              ResultView.versionText(from: ResultView.fromVersion(item.action), to: ResultView.version(item.action)),
-             item.action.target.map { ByteFormat.bytes($0.size) } ?? "", TextSanitizer.oneLine(item.reason)]
+             item.action.target.map { ByteFormat.bytes($0.size) } ?? "", TextSanitizer.oneLine(item.reason + fromSource(item))]
         }
         return render(headers: ["MODEL", "ACTION", "VERSION", "SIZE", "REASON"], rows: rows, width: width)
     }

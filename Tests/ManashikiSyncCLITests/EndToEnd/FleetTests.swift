@@ -307,5 +307,8 @@ struct FleetTests {
         #expect(items.count == 2)
         #expect(items.allSatisfy { $0["action"] as? String == "download" && $0["source"] as? String == "bundle \(bundle.path)" })
         #expect(Self.installed(second, "alpha") == nil)
+        let text = try await CLI.run(["plan", "--offline", "--from", bundle.path, "--progress", "never"], environment: ["COLUMNS": "400"], in: second)
+        #expect(text.status == 10)
+        #expect(text.stdout.contains("install 1.0.0 (from bundle \(bundle.path))"), "\(text.stdout)")
     }
 }

@@ -99,6 +99,33 @@ struct DownloadModelTests {
         #expect(storage.headers["Accept-Encoding"] == "identity")
     }
 
+    @Test("chunks of any size, short and large mixed, install exactly the artifact", arguments: [
+        [1, 300 << 10, 1 << 20, 5, 2 << 20],
+        [256 << 10],
+        [(256 << 10) - 1, (1 << 20) + 1],
+        [4096],
+        [4 << 20],
+    ])
+    func chunkSizes(pattern: [Int]) async throws {
+        defer { dir.cleanup() }
+        let s = ScriptedStorage()
+        s.storage = { _, _, data in
+            var chunks: [Data] = [], offset = 0, i = 0
+            while offset < data.count {
+                let n = min(pattern[i % pattern.count], data.count - offset)
+                chunks.append(data.subdata(in: offset..<(offset + n)))
+                offset += n
+                i += 1
+            }
+            return MockResponse(status: 200, headers: ["Content-Length": String(data.count)], chunks: chunks)
+        }
+        let (client, _) = try client(s)
+        let model = try await client.downloadModel("tiny")
+        #expect(model.sha256 == s.sha && model.verified)
+        #expect(try Data(contentsOf: model.localURL) == s.artifact)
+        #expect(leftovers().isEmpty)
+    }
+
     @Test("without a session no Authorization header is sent")
     func noSessionNoBearer() async throws {
         defer { dir.cleanup() }

@@ -2,6 +2,7 @@ import Foundation
 import Testing
 @testable import Manashiki
 import ManashikiRegistry
+import ManashikiCore
 
 #if os(Linux)
 /// A consumer that records what it gets, optionally slowly, optionally throwing.
@@ -16,6 +17,20 @@ final class RecordingConsumer: HTTPBodyConsumer, @unchecked Sendable {
         bytes += chunk.count
         if delayPerChunk > 0 { try await Task.sleep(nanoseconds: delayPerChunk) }
         if let limit = throwAfterBytes, bytes >= limit { throw APIError.bodyTooLong(expected: Int64(limit)) }
+    }
+}
+
+/// A consumer that hashes what it gets and records each chunk's size.
+final class BufferRecordingConsumer: HTTPBodyConsumer, @unchecked Sendable {
+    let hasher = SHA256Hasher()
+    var bytes = 0
+    var sizes: [Int] = []
+
+    func receive(head: HTTPResponseHead) async throws {}
+    func receive(chunk: Data) async throws {
+        bytes += chunk.count
+        sizes.append(chunk.count)
+        chunk.withUnsafeBytes { hasher.update($0) }
     }
 }
 
@@ -34,6 +49,18 @@ struct CurlTransportTests {
         #expect(consumer.heads.map(\.status) == [200])
         // The bound plus the one chunk that may be handed over while the queue is at the bound.
         #expect(transfer.peakQueuedBytes <= (2 << 20) + CurlTransfer.chunkSize)
+    }
+
+    @Test("the body arrives in chunks of at most 1 MiB, every byte intact")
+    func reusedBuffers() async throws {
+        let f = try RegistryFixture(size: 24 << 20 | 123)
+        let url = try #require(f.registry.signedDownloadURL(modelId: "tiny"))
+        let consumer = BufferRecordingConsumer()
+        try await CurlTransport(maxQueuedBytes: 2 << 20).stream(HTTPRequest(url: url), to: consumer)
+        #expect(consumer.bytes == 24 << 20 | 123)
+        #expect(consumer.hasher.finalize().hex == f.registry.sha256(modelId: "tiny"))
+        #expect(consumer.sizes.allSatisfy { $0 <= CurlTransfer.chunkSize })
+        #expect(consumer.sizes.count >= 25)
     }
 
     @Test("a consumer that throws stops an endless transfer, and the connection is closed")
