@@ -28,6 +28,11 @@ let package = Package(
             name: "ManashikiCore",
             dependencies: [.target(name: "CManashikiCrypto", condition: .when(platforms: [.linux, .android]))]
         ),
+        // posix_spawn with chdir and closefrom (Linux only; it compiles to nothing elsewhere).
+        .target(name: "CManashikiSpawn"),
+        // The package's one way to start a process (`ChildProcess`, Linux and macOS only): the
+        // session `command` source, the test harnesses and the benchmark. The SDK starts none.
+        .target(name: "ManashikiProcess", dependencies: [.target(name: "CManashikiSpawn", condition: .when(platforms: [.linux]))]),
         .target(
             name: "Manashiki",
             dependencies: [
@@ -35,21 +40,21 @@ let package = Package(
                 .target(name: "CManashikiShims", condition: .when(platforms: [.linux, .android])),
             ]
         ),
-        .target(name: "ManashikiTestSupport", dependencies: ["Manashiki"]),
+        .target(name: "ManashikiTestSupport", dependencies: ["Manashiki", "ManashikiProcess"]),
         .target(name: "ManashikiRegistry", dependencies: ["ManashikiCore"]),
         .executableTarget(name: "manashiki-registry", dependencies: ["ManashikiRegistry"]),
-        .target(name: "ManashikiSync", dependencies: ["Manashiki", "ManashikiCore"]),
+        .target(name: "ManashikiSync", dependencies: ["Manashiki", "ManashikiCore", "ManashikiProcess"]),
         .target(name: "ManashikiSyncCLI", dependencies: ["ManashikiSync", "Manashiki", "ManashikiCore"]),
         .executableTarget(name: "manashiki-sync", dependencies: ["ManashikiSyncCLI"]),
-        .executableTarget(name: "manashiki-bench", dependencies: ["Manashiki", "ManashikiCore", "ManashikiSync", "ManashikiRegistry"]),
-        .testTarget(name: "ManashikiTests", dependencies: ["Manashiki", "ManashikiCore", "ManashikiTestSupport", "ManashikiRegistry"]),
-        .testTarget(name: "ManashikiRegistryTests", dependencies: ["ManashikiRegistry", "ManashikiCore", "Manashiki"]),
-        .testTarget(name: "ManashikiSyncTests", dependencies: ["ManashikiSync", "Manashiki", "ManashikiCore", "ManashikiTestSupport", "ManashikiRegistry"]),
-        .testTarget(name: "ManashikiSyncCLITests", dependencies: ["ManashikiSyncCLI", "ManashikiSync", "ManashikiCore", "ManashikiRegistry", "ManashikiTestSupport", "manashiki-sync"]),
+        .executableTarget(name: "manashiki-bench", dependencies: ["ManashikiSyncCLI", "Manashiki", "ManashikiCore", "ManashikiSync", "ManashikiRegistry", "ManashikiProcess"]),
+        .testTarget(name: "ManashikiTests", dependencies: ["Manashiki", "ManashikiCore", "ManashikiTestSupport", "ManashikiRegistry", "ManashikiProcess"]),
+        .testTarget(name: "ManashikiRegistryTests", dependencies: ["ManashikiRegistry", "ManashikiCore", "Manashiki", "ManashikiProcess"]),
+        .testTarget(name: "ManashikiSyncTests", dependencies: ["ManashikiSync", "Manashiki", "ManashikiCore", "ManashikiTestSupport", "ManashikiRegistry", "ManashikiProcess"]),
+        .testTarget(name: "ManashikiSyncCLITests", dependencies: ["ManashikiSyncCLI", "ManashikiSync", "ManashikiCore", "ManashikiRegistry", "ManashikiTestSupport", "ManashikiProcess", "manashiki-sync"]),
         // Failure injection, crashes, file-system hazards and secrets (README "Reliability").
         .testTarget(
             name: "ManashikiReliabilityTests",
-            dependencies: ["Manashiki", "ManashikiCore", "ManashikiSync", "ManashikiSyncCLI", "ManashikiRegistry", "ManashikiTestSupport", "manashiki-sync"]
+            dependencies: ["Manashiki", "ManashikiCore", "ManashikiSync", "ManashikiSyncCLI", "ManashikiRegistry", "ManashikiTestSupport", "ManashikiProcess", "manashiki-sync"]
         ),
     ],
     swiftLanguageModes: [.v6]

@@ -53,6 +53,9 @@ package struct SyncOptions: Sendable, Equatable {
     /// `--metrics-file PATH`: a Prometheus textfile written after every run (overrides the
     /// manifest's `metrics.file`).
     package var metricsFile: String?
+    /// `--max-rate RATE`: one bandwidth limit for all of the run's downloads, bytes per second
+    /// (overrides the manifest's `policies.maxBytesPerSecond`).
+    package var maxRate: Int64?
 
     /// Defaults: apply, manifest's concurrency and prune policy, run once.
     package init() {}

@@ -81,6 +81,15 @@ enum CommandLineParser {
         Option(["--jitter"], "D", help: "with --every: wait a random 0…D more before each run (e.g. 10m)", commands: ["sync"]) { s, v in
             s.sync.jitter = try duration("--jitter", v); s.jitterGiven = true
         },
+        Option(["--max-rate"], "RATE", help: """
+            one limit for all downloads together, e.g. 20M (MiB/s), 512K
+            (the manifest's policies.maxBytesPerSecond)
+            """, commands: ["sync"]) { s, v in
+            guard let rate = ByteRateText.parse(v) else {
+                throw OptionError("--max-rate needs a rate such as 20M (20 MiB/s), 512K or 1G, at least 1K, not \(SecretShape.echo(v))")
+            }
+            s.sync.maxRate = rate
+        },
         Option(["--metrics-file"], "PATH", help: """
             after every run, replace PATH atomically with Prometheus metrics
             (node_exporter textfile collector; the manifest's metrics.file)

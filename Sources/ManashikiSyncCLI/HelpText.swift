@@ -80,10 +80,11 @@ package enum HelpText {
 
     USAGE
       manashiki-sync sync [--dry-run] [--concurrency N] [--max-delete N] [--no-prune]
-                          [--every D [--jitter D]] [--metrics-file PATH] [options]
+                          [--every D [--jitter D]] [--max-rate RATE] [--metrics-file PATH]
+                          [options]
 
     SYNC OPTIONS
-    \(options(["--dry-run", "--concurrency", "--max-delete", "--no-prune", "--every", "--jitter", "--metrics-file"]))
+    \(options(["--dry-run", "--concurrency", "--max-delete", "--no-prune", "--every", "--jitter", "--max-rate", "--metrics-file"]))
 
     Downloads are verified (SHA-256) and installed atomically; prunes run last and only when
     everything else succeeded. Exit codes: 0 success, 1 failure, 2 usage/manifest/key error,

@@ -46,6 +46,7 @@ package enum ManifestLoader {
         if let n = sync.concurrency { manifest.store.concurrency = n }
         if let n = sync.maxDeletes { manifest.store.prune.maxDeletes = n }
         if sync.noPrune { manifest.store.prune.mode = .off }
+        if let rate = sync.maxRate { manifest.policies.maxBytesPerSecond = Int(rate) }
         return manifest
     }
 

@@ -1,4 +1,6 @@
+#if os(Linux) || os(macOS)
 import Foundation
+import ManashikiProcess
 import Manashiki
 import Testing
 #if canImport(Glibc)
@@ -8,7 +10,7 @@ import Darwin
 #endif
 
 /// A child process started by a test, with its output collected live. Shared by the CLI and
-/// reliability harnesses.
+/// reliability harnesses. Linux and macOS only, like `ChildProcess`.
 package final class RunningChild: @unchecked Sendable {
     /// The process.
     package let process = ChildProcess()
@@ -96,3 +98,4 @@ package final class RunningChild: @unchecked Sendable {
                       stdout: out.text, stderr: err.text)
     }
 }
+#endif

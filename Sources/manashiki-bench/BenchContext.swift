@@ -67,6 +67,7 @@ enum BenchSuites {
         ScaleBench.noopSuite,
         ScaleBench.verifySuite,
         ScaleBench.plannerSuite,
+        RateBench.suite, HerdBench.suite,
     ]
 }
 #endif

@@ -12,6 +12,7 @@ enum ChildModes {
         case "_hash": try hash(args)
         case "_sync": try await sync(args)
         case "_verify": try await verify(args)
+        case "_agent": await HerdBench.agent(args)
         default: throw BenchError("unknown mode \(mode)")
         }
     }
@@ -54,7 +55,7 @@ enum ChildModes {
     /// URLs starting with FROM are sent to TO. Prints the outcome, bytes and RSS growth.
     static func sync(_ args: [String]) async throws {
         let manifest = try Manifest.load(contentsOf: URL(fileURLWithPath: args[0]))
-        var transport: any HTTPTransport = URLSessionTransport()
+        var transport: any HTTPTransport = DefaultTransport()
         if args.count >= 3 { transport = RewritingTransport(base: transport, from: args[1], to: args[2]) }
         let idle = currentRSSKiB()
         let report = await (try Reconciler(manifest: manifest, transport: transport)).run()

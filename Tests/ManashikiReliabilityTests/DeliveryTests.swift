@@ -101,3 +101,37 @@ struct DeliveryTests {
         #expect(try Data(contentsOf: f.store) == Data("not a directory".utf8))
     }
 }
+
+/// `verify` as issue 13 found it: silent `--json`, a deleted store, `--repair`.
+@Suite("Reliability: verify")
+struct VerifyReliabilityTests {
+    @Test("verify --json reports a corrupt file on stderr too, and exits 4")
+    func jsonCorruptOnStderr() async throws {
+        let f = try SyncFixture(models: ["alpha", "beta"])
+        try await f.syncOnce()
+        var bytes = f.expected("beta")
+        bytes[100] ^= 0xFF
+        try bytes.write(to: f.modelFile("beta"))
+        let result = try await f.run(["verify", "--json"])
+        #expect(result.status == 4, "\(result.all)")
+        #expect(result.stderrLines.contains { $0.hasPrefix("manashiki-sync: error: beta: corrupt: ") }, "\(result.stderr)")
+        #expect(result.summary?["outcome"] as? String == "damaged")
+    }
+
+    @Test("a deleted store is every model missing: verify exits 4 and creates nothing; verify --repair restores every model")
+    func deletedStore() async throws {
+        let f = try SyncFixture(models: ["alpha", "beta", "gamma"])
+        try await f.syncOnce()
+        try FileManager.default.removeItem(at: f.store)
+        let verify = try await f.run(["verify", "--json"])
+        #expect(verify.status == 4, "\(verify.all)")
+        #expect((verify.summary?["counts"] as? [String: Int])?["missing"] == 3, "\(verify.stdout)")
+        #expect(verify.stderrLines.filter { $0.contains(": missing: ") }.count == 3, "\(verify.stderr)")
+        #expect(!FileManager.default.fileExists(atPath: f.store.path))
+        let repair = try await f.run(["verify", "--repair"])
+        #expect(repair.status == 0, "\(repair.all)")
+        #expect(repair.stdoutLines.last?.hasPrefix("verify: repaired — 3 ok") == true, "\(repair.stdout)")
+        for id in ["alpha", "beta", "gamma"] { #expect(f.isInstalledIntact(id), "\(id)") }
+        #expect(try await f.run(["verify"]).status == 0)
+    }
+}

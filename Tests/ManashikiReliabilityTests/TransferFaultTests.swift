@@ -159,9 +159,10 @@ struct TransferFaultTests {
 
     /// Retry-After values: delta-seconds, an HTTP date ~25 s ahead, absurdly large, garbage.
     static let retryAfters: [(String, ClosedRange<Int>)] = [
-        ("7", 7...7),
-        ("DATE+25", 5...26),  // parsed as a date (not backoff), under the cap even if the run starts late
-        ("99999999999999999999", 30...30),   // capped at maxRetryAfter (30 s here)
+        // Retry-After is a minimum; up to half of it again is added at random (RetryPolicy.retryAfterSpread).
+        ("7", 7...10),
+        ("DATE+25", 5...39),  // parsed as a date (not backoff), under the cap even if the run starts late
+        ("99999999999999999999", 30...45),   // capped at maxRetryAfter (30 s here), then spread
         ("soon, maybe", 0...3),              // unparseable: ordinary backoff (base 1 s, max +25 % jitter… capped)
     ]
 
@@ -217,7 +218,8 @@ struct TransferFaultTests {
         #expect(report.outcome == .partialFailure)
         #expect(report["beta"]?.failure?.isRetryable == false)
         #expect(report["beta"]?.failure?.apiError == .modelNotFound("beta"))
-        #expect(sleeps.current == [.seconds(1)])
+        #expect(sleeps.current.count == 1)
+        #expect(sleeps.current.allSatisfy { $0 >= .seconds(1) && $0 <= .seconds(2) }, "Retry-After 1 plus a spread of at most 1 s")
         #expect(scripted.requests.filter { $0.path == "/api/download/beta" }.count == 2)
         #expect(FileManager.default.contents(atPath: scratch.file("alpha.bin").path) == Data(repeating: 1, count: 4000))
     }

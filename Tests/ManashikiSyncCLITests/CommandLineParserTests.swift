@@ -41,6 +41,17 @@ struct CommandLineParserTests {
         #expect(a == .plan(expected))
     }
 
+    @Test("--max-rate and --metrics-file are sync options; a bad rate says what to type")
+    func rateAndMetrics() throws {
+        var o = SyncOptions()
+        o.maxRate = 20 << 20
+        o.metricsFile = "/var/lib/prometheus/node-exporter/manashiki.prom"
+        #expect(try parse(["sync", "--max-rate", "20M", "--metrics-file=/var/lib/prometheus/node-exporter/manashiki.prom"]) == .sync(GlobalOptions(), o))
+        #expect(usageError(["sync", "--max-rate", "fast"])?.message.contains("such as 20M") == true)
+        #expect(usageError(["plan", "--max-rate", "20M"])?.message.contains("option of `sync`") == true)
+        #expect(usageError(["status", "--metrics-file", "x.prom"])?.message.contains("option of `sync`") == true)
+    }
+
     @Test("sync options parse, including loop mode")
     func syncOptions() throws {
         var o = SyncOptions()

@@ -14,16 +14,39 @@ extension ManashikiClient {
     /// }
     /// ```
     /// - Throws: `APIError` (CONTRACT §4), or `.invalidResponse` naming the bad entry when the
-    ///   catalog holds an invalid id, size or digest.
+    ///   catalog holds an invalid id, size or digest (`listCatalog()` keeps the valid entries).
     public func listModels() async throws -> [ModelEntry] {
+        let catalog = try await listCatalog()
+        if let bad = catalog.rejected.first { throw APIError.invalidResponse("GET /api/models: \(bad)") }
+        return catalog.entries
+    }
+
+    /// Lists the catalog like `listModels()`, but an invalid entry (bad id, negative size,
+    /// malformed digest, wrong types) is returned in `rejected` instead of failing the whole
+    /// listing, so the other models stay usable.
+    ///
+    /// ```swift
+    /// let catalog = try await client.listCatalog()
+    /// catalog.rejected.forEach { print("ignored:", $0) }
+    /// ```
+    /// - Throws: `APIError` (CONTRACT §4); `.invalidResponse` when the answer is not a catalog at all.
+    public func listCatalog() async throws -> CatalogListing {
         let response = try await performAPI(path: ["api", "models"])
-        let catalog = try decode(ModelCatalogResponse.self, from: response, what: "GET /api/models")
-        for (i, entry) in catalog.models.enumerated() {
+        let body = try decode(ModelCatalogResponse.self, from: response, what: "GET /api/models")
+        var listing = CatalogListing(entries: [])
+        for (i, element) in body.models.enumerated() {
+            let id = element.modelId.flatMap { ModelID.isValid($0) ? $0 : nil }
+            guard let entry = element.entry else {
+                listing.rejected.append(.init(index: i, modelId: id, problem: element.problem ?? "is not a valid entry"))
+                continue
+            }
             if let problem = Self.problem(modelId: entry.modelId, version: entry.version, size: entry.size, sha256: entry.sha256) {
-                throw APIError.invalidResponse("GET /api/models: models[\(i)] \(problem)")
+                listing.rejected.append(.init(index: i, modelId: id, problem: problem))
+            } else {
+                listing.entries.append(entry)
             }
         }
-        return catalog.models
+        return listing
     }
 
     /// Fetches a model's full registry record (`GET /api/models/{modelId}`).

@@ -130,13 +130,15 @@ struct ErrorBody: Decodable {
 
 /// Readable text for a `DecodingError`: the JSON path and what was wrong.
 enum DecodingErrorText {
-    static func describe(_ error: DecodingError) -> String {
-        func path(_ keys: [any CodingKey]) -> String {
+    /// - Parameter relativeTo: leading path components to leave out (the path of the value being
+    ///   decoded, when the error is about one element).
+    static func describe(_ error: DecodingError, relativeTo depth: Int = 0) -> String {
+        func path(_ all: [any CodingKey]) -> String {
             var out = ""
-            for key in keys {
+            for key in all.dropFirst(min(depth, all.count)) {
                 if let i = key.intValue { out += "[\(i)]" } else { out += out.isEmpty ? key.stringValue : ".\(key.stringValue)" }
             }
-            return out.isEmpty ? "the answer" : out
+            return out.isEmpty ? (depth == 0 ? "the answer" : "the entry") : out
         }
         switch error {
         case .keyNotFound(let key, let ctx): return "\(path(ctx.codingPath + [key])) is missing"

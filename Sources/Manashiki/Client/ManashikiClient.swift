@@ -39,7 +39,10 @@ public struct ManashikiClient: Sendable, CustomStringConvertible, CustomReflecta
     ///   - apiKey: an `mk_pub_`, `mk_live_`, `mk_svc_` or `sk_live_` key. Only `mk_pub_` keys may
     ///     ship inside an app.
     ///   - baseURL: the registry origin; `http` is accepted only for loopback hosts.
-    ///   - transport: how requests are sent; inject a mock in tests.
+    ///   - transport: how requests are sent: `DefaultTransport()` picks the platform's best
+    ///     (URLSession on Apple platforms, libcurl on Linux). The SDK guide shows
+    ///     `URLSessionTransport()` here; passing it works everywhere (on Linux it is
+    ///     FoundationNetworking, which cannot pause a download). Inject a mock in tests.
     ///   - storageDirectory: where models are stored; defaults to
     ///     `Application Support/ManashikiModels` (a temporary directory if that is unavailable).
     /// - Throws: `APIError.invalidAPIKey` for a malformed key; `APIError.refusedURL` for a base
@@ -47,7 +50,7 @@ public struct ManashikiClient: Sendable, CustomStringConvertible, CustomReflecta
     public init(
         apiKey: String,
         baseURL: URL = URL(string: "https://models.manashiki.com")!,
-        transport: any HTTPTransport = URLSessionTransport(),
+        transport: any HTTPTransport = DefaultTransport(),
         storageDirectory: URL? = nil
     ) throws {
         self.apiKey = try APIKey(apiKey)

@@ -16,6 +16,9 @@ public struct DownloadOptions: Sendable, Hashable {
     /// default) for no limit. The idle timeout already stops a stalled transfer; this also
     /// stops one that keeps trickling in too slowly to ever finish.
     public var deadline: TimeInterval?
+    /// A bandwidth budget to draw from; nil (the default) for no limit. Share one limiter
+    /// between downloads for one limit over all of them (`BandwidthLimiter`).
+    public var rateLimiter: BandwidthLimiter?
 
     /// The defaults.
     public init() {}

@@ -120,7 +120,7 @@ extension ManashikiClient {
             // No X-API-Key and no Authorization: the storage host gets neither (CONTRACT §3).
             let request = HTTPRequest(url: url, headers: headers, idleTimeout: options.idleTimeout)
             do {
-                try await transport.stream(request, to: writer)
+                try await transport.stream(request, to: options.rateLimiter.map { RateLimitedConsumer(writer, limiter: $0) } ?? writer)
                 try await writer.flush()
                 if let expectedSize, writer.written < expectedSize {
                     throw APIError.bodyTooShort(expected: expectedSize, received: writer.written)

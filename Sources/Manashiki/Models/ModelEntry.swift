@@ -25,8 +25,3 @@ public struct ModelEntry: Codable, Sendable, Hashable {
         self.sha256 = sha256
     }
 }
-
-/// The body of `GET /api/models`.
-struct ModelCatalogResponse: Decodable {
-    var models: [ModelEntry]
-}

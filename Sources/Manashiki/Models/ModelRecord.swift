@@ -192,27 +192,6 @@ public struct Platform: RawRepresentable, Codable, Sendable, Hashable, Expressib
     /// Every value the contract names.
     public static let known: [Platform] = [.ios, .ipados, .macos, .visionos, .watchos, .tvos, .linux, .android, .windows]
 
-    /// The platform this code is running on.
-    public static var current: Platform {
-        #if os(iOS)
-        return .ios
-        #elseif os(macOS)
-        return .macos
-        #elseif os(visionOS)
-        return .visionos
-        #elseif os(watchOS)
-        return .watchos
-        #elseif os(tvOS)
-        return .tvos
-        #elseif os(Android)
-        return .android
-        #elseif os(Windows)
-        return .windows
-        #else
-        return .linux
-        #endif
-    }
-
     public init(from decoder: any Decoder) throws {
         rawValue = try decoder.singleValueContainer().decode(String.self)
     }

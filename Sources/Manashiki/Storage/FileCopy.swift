@@ -7,9 +7,6 @@ import Musl
 #elseif canImport(Darwin)
 import Darwin
 #endif
-#if canImport(CManashikiShims)
-import CManashikiShims
-#endif
 
 /// Copies a local file into a new file while hashing it: the one place where the platform's
 /// fast copy is chosen (`copy_file_range` on Linux, `fclonefileat` on Darwin) and the bytes
@@ -119,16 +116,7 @@ package enum FileCopy {
 
     /// One in-kernel copy of up to a chunk, or -1 with errno (ENOSYS where there is none).
     private static func kernelCopyChunk(_ source: Int32, _ inOffset: inout Int64, _ fd: Int32, _ outOffset: inout Int64) -> Int {
-        #if os(Linux) && canImport(CManashikiShims)
-        var i = inOffset, o = outOffset
-        let n = mk_copy_file_range(source, &i, fd, &o, Int64(chunkSize))
-        inOffset = i
-        outOffset = o
-        return Int(n)
-        #else
-        errno = ENOSYS
-        return -1
-        #endif
+        KernelFileCalls.copyFileRange(source, &inOffset, fd, &outOffset, length: Int64(chunkSize))
     }
 
     /// Hashes a whole file (a clone) from the start.

@@ -6,9 +6,6 @@ import Musl
 #elseif canImport(Darwin)
 import Darwin
 #endif
-#if canImport(CManashikiShims)
-import CManashikiShims
-#endif
 
 /// Thin throwing wrappers over the POSIX calls the store needs. Every failure becomes
 /// `APIError.fileSystem` naming the operation and the path.
@@ -51,17 +48,17 @@ package enum POSIX {
         }
     }
 
-    /// fsync, mapping failure to an error.
+    /// Makes a file's (or a directory's) contents durable: `F_FULLFSYNC` on Apple platforms
+    /// (falling back to `fsync` where the file system does not support it), `fsync` on Linux.
+    /// See `DurableFlush`.
     package static func sync(_ fd: Int32, path: String) throws {
-        try call("flush to disk", path) { fsync(fd) }
+        try DurableFlush.system.flush(fd, path: path)
     }
 
     /// Asks the kernel to start writing a range back to disk without waiting (Linux), so a
     /// later fsync has little left to do. A no-op elsewhere.
     package static func startWriteback(_ fd: Int32, from offset: Int64, length: Int64) {
-        #if canImport(CManashikiShims)
-        _ = mk_start_writeback(fd, offset, length)
-        #endif
+        KernelFileCalls.startWriteback(fd, from: offset, length: length)
     }
 
     /// `lstat` of a path (symbolic links not followed), or nil.

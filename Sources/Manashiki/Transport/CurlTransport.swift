@@ -1,5 +1,5 @@
+#if os(Linux)
 import Foundation
-#if canImport(CManashikiShims)
 import CManashikiShims
 
 /// An `HTTPTransport` on libcurl's easy API (Linux), loaded at run time from the libcurl that
@@ -12,7 +12,8 @@ import CManashikiShims
 /// once out of libcurl's buffer) through a queue of at most `maxQueuedBytes`; when the consumer falls behind, the transfer thread simply waits, and the
 /// kernel's TCP window slows the sender. Memory stays flat whatever the artifact's size.
 ///
-/// `URLSessionTransport` uses it automatically on Linux for every request.
+/// Linux only (this file is compiled there alone). `DefaultTransport` uses it on Linux for
+/// every request.
 public struct CurlTransport: HTTPTransport {
     /// Bytes queued for the consumer before the transfer waits.
     public let maxQueuedBytes: Int

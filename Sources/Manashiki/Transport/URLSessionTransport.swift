@@ -4,39 +4,40 @@ import ManashikiCore
 import FoundationNetworking
 #endif
 
-/// The default `HTTPTransport`: `URLSession` on Apple platforms; on Linux, libcurl directly.
+/// An `HTTPTransport` on Foundation's `URLSession`: what `DefaultTransport` uses on Apple
+/// platforms, and what the SDK guide's initializer names (`transport: any HTTPTransport =
+/// URLSessionTransport()`), so code written from the guide compiles and works everywhere.
 ///
-/// * Streams bodies with bounded memory. On Apple platforms, when the consumer falls behind,
+/// * Streams bodies with bounded memory on Apple platforms: when the consumer falls behind,
 ///   the task is suspended once `highWaterBytes` are buffered and resumed when the buffer
-///   drains. On Linux, FoundationNetworking's `suspend()` restarts a transfer from byte 0
-///   instead of pausing it, so requests go through `CurlTransport` (the same libcurl that
-///   FoundationNetworking uses, driven directly), which waits for the consumer instead. If
-///   libcurl cannot be loaded, FoundationNetworking is used without pausing.
+///   drains.
+/// * On Linux it is FoundationNetworking's `URLSession`, whose `suspend()` restarts a transfer
+///   from byte 0 instead of pausing it, so it is never suspended there: a download is buffered
+///   in memory as fast as it arrives. Prefer `DefaultTransport` (libcurl on Linux, this type on
+///   Apple platforms), which the SDK uses when no transport is given.
 /// * Follows no redirects (the client decides), stores no cookies, caches nothing, and asks
 ///   for identity encoding unless the request says otherwise.
+/// * `NetworkPolicy` decides cellular, Low Data Mode and waiting for connectivity.
 public struct URLSessionTransport: HTTPTransport {
     /// Buffered body bytes at which the task is suspended.
     public var highWaterBytes: Int { box.highWater }
 
     let box: SessionBox
 
+    /// The network policy in effect.
+    public var policy: NetworkPolicy { box.policy }
+
     /// Creates a transport with its own ephemeral `URLSession`.
     /// - Parameters:
     ///   - maximumConnectionsPerHost: parallel connections to one host.
     ///   - highWaterBytes: buffered bytes at which a stream is paused (default 4 MiB).
-    public init(maximumConnectionsPerHost: Int = 8, highWaterBytes: Int = 4 << 20) {
-        box = SessionBox(maximumConnectionsPerHost: maximumConnectionsPerHost, highWater: highWaterBytes)
+    ///   - policy: cellular, Low Data Mode and connectivity policy (Apple platforms).
+    public init(maximumConnectionsPerHost: Int = 8, highWaterBytes: Int = 4 << 20, policy: NetworkPolicy = .default) {
+        box = SessionBox(maximumConnectionsPerHost: maximumConnectionsPerHost, highWater: highWaterBytes, policy: policy)
     }
 
     /// Streams the answer to `request` into `consumer` (see `HTTPTransport`).
     public func stream(_ request: HTTPRequest, to consumer: any HTTPBodyConsumer) async throws {
-        #if canImport(CManashikiShims)
-        if let curl = box.curl {
-            var r = request
-            if r.headers["Accept-Encoding"] == nil { r.headers["Accept-Encoding"] = "identity" }
-            return try await curl.stream(r, to: consumer)
-        }
-        #endif
         var urlRequest = URLRequest(url: request.url, cachePolicy: .reloadIgnoringLocalCacheData, timeoutInterval: request.idleTimeout)
         urlRequest.httpMethod = request.method
         for field in request.headers { urlRequest.addValue(field.value, forHTTPHeaderField: field.name) }
@@ -70,12 +71,12 @@ final class SessionBox: @unchecked Sendable {
     let session: URLSession
     let delegate: SessionDelegate
     let highWater: Int
-    #if canImport(CManashikiShims)
-    let curl: CurlTransport?
-    #endif
+    let policy: NetworkPolicy
 
-    init(maximumConnectionsPerHost: Int, highWater: Int) {
+    init(maximumConnectionsPerHost: Int, highWater: Int, policy: NetworkPolicy) {
+        self.policy = policy
         let configuration = URLSessionConfiguration.ephemeral
+        policy.apply(to: configuration)
         configuration.httpMaximumConnectionsPerHost = maximumConnectionsPerHost
         configuration.httpCookieStorage = nil
         configuration.httpShouldSetCookies = false
@@ -88,9 +89,6 @@ final class SessionBox: @unchecked Sendable {
         queue.name = "manashiki.urlsession"
         session = URLSession(configuration: configuration, delegate: delegate, delegateQueue: queue)
         self.highWater = max(highWater, 64 << 10)
-        #if canImport(CManashikiShims)
-        curl = try? CurlTransport(maxQueuedBytes: self.highWater)
-        #endif
     }
 
     deinit { session.invalidateAndCancel() }

@@ -34,6 +34,9 @@ public struct LoggedRequest: Sendable, Hashable {
     public let fromLoopback: Bool
     /// A sequence number, increasing in arrival order.
     public let sequence: Int
+    /// When it arrived, in nanoseconds of the monotonic clock (`DispatchTime.uptimeNanoseconds`):
+    /// for rates and the timing of retries (`manashiki-bench herd`).
+    public let receivedAt: UInt64
 
     /// The first value of `name`, matched case-insensitively.
     public func header(_ name: String) -> String? {

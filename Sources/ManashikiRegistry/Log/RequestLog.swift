@@ -21,7 +21,8 @@ final class RequestLog: @unchecked Sendable {
             s.entries.append(LoggedRequest(origin: origin, method: request.method, path: request.path, query: request.query,
                                            target: request.target,
                                            headers: request.headers.map { LoggedRequest.Header(name: $0.name, value: $0.value) },
-                                           fromLoopback: request.fromLoopback, sequence: s.sequence))
+                                           fromLoopback: request.fromLoopback, sequence: s.sequence,
+                                           receivedAt: DispatchTime.now().uptimeNanoseconds))
             if s.entries.count > limit { s.entries.removeFirst(s.entries.count - limit) }
         }
     }

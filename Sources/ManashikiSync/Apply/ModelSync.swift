@@ -24,7 +24,7 @@ public enum ModelSync {
     /// - Throws: `ManifestError` for an invalid manifest; `SyncFailure`/`APIError` for a bad key.
     ///   Sync failures are in the report, not thrown.
     public static func restore(manifestURL: URL, apiKey: String? = nil, storeDirectory: URL? = nil,
-                               transport: any HTTPTransport = URLSessionTransport(),
+                               transport: any HTTPTransport = DefaultTransport(),
                                options: Reconciler.Options = Reconciler.Options(),
                                onEvent: (@Sendable (SyncEvent) -> Void)? = nil) async throws -> SyncReport {
         var manifest = try Manifest.load(contentsOf: manifestURL)

@@ -88,7 +88,7 @@ public struct Reconciler: Sendable {
     /// - Parameter apiKey: the key; nil reads it from the manifest's `registry.apiKey` source.
     ///   Apps pass their publishable `mk_pub_` key here.
     /// - Throws: `SyncFailure` when the key source is missing; `APIError.invalidAPIKey`.
-    public init(manifest: Manifest, apiKey: String? = nil, transport: any HTTPTransport = URLSessionTransport(),
+    public init(manifest: Manifest, apiKey: String? = nil, transport: any HTTPTransport = DefaultTransport(),
                 options: Options = Options()) throws {
         let key: String
         if let apiKey { key = apiKey } else {
@@ -132,9 +132,14 @@ public struct Reconciler: Sendable {
     }
 
     /// The download options in effect.
+    /// A new `BandwidthLimiter` for `policies.maxBytesPerSecond` each time (so compute this
+    /// once per run: its downloads share that one limiter), unless `options.download` has one.
     var downloadOptions: DownloadOptions {
         var download = options.download
         if let seconds = manifest.policies.downloadTimeoutSeconds { download.deadline = TimeInterval(seconds) }
+        if download.rateLimiter == nil, let rate = manifest.policies.maxBytesPerSecond {
+            download.rateLimiter = BandwidthLimiter(bytesPerSecond: Int64(rate))
+        }
         return download
     }
 

@@ -14,6 +14,8 @@ public protocol RegistryClient: Sendable {
     var canIssueSessions: Bool { get }
     /// `GET /api/models`.
     func listModels() async throws -> [ModelEntry]
+    /// `GET /api/models`, keeping the valid entries when some are invalid.
+    func listCatalog() async throws -> CatalogListing
     /// `GET /api/models/{id}`.
     func getModel(_ modelId: String) async throws -> ModelRecord
     /// `POST /api/session`.
@@ -23,6 +25,11 @@ public protocol RegistryClient: Sendable {
     /// timeout, resumptions, URL refreshes, redirects, deadline).
     func download(_ modelId: String, session: String?, expecting: ExpectedArtifact, options: DownloadOptions,
                   progress: (@Sendable (Int64, Int64?) -> Void)?) async throws -> DownloadedModel
+}
+
+extension RegistryClient {
+    /// The catalog from `listModels()` (for clients that cannot tell bad entries apart).
+    public func listCatalog() async throws -> CatalogListing { CatalogListing(entries: try await listModels()) }
 }
 
 extension ManashikiClient: RegistryClient {

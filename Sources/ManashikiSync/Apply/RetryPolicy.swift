@@ -2,7 +2,9 @@ import Foundation
 import Manashiki
 
 /// Retries for retryable failures (`APIError.isRetryable`): exponential backoff with jitter,
-/// honouring `Retry-After` up to a cap. The sleep and the randomness are injectable so tests
+/// honouring `Retry-After` up to a cap, plus a random spread after it: a registry that tells a
+/// whole fleet to come back at one instant (a 429 storm, an HTTP-date `Retry-After`) must not
+/// get the fleet back at that instant (`manashiki-bench herd` measures it). The sleep and the randomness are injectable so tests
 /// never wait.
 ///
 /// ```swift
@@ -20,6 +22,10 @@ public struct RetryPolicy: Sendable {
     public var maxRetryAfter: Duration
     /// The random fraction added to a backoff delay (0.25 = up to +25 %).
     public var jitter: Double
+    /// The random extra wait after a `Retry-After`, as a fraction of it (0.5 = up to +50 %),
+    /// and never a window shorter than 1 s: the server's time is a minimum, never exceeded
+    /// downwards.
+    public var retryAfterSpread: Double
     /// How to wait.
     public var sleep: @Sendable (Duration) async throws -> Void
     /// A random number in 0..<1.
@@ -27,7 +33,7 @@ public struct RetryPolicy: Sendable {
 
     /// Creates a policy.
     public init(maxAttempts: Int = 4, baseDelay: Duration = .seconds(1), maxDelay: Duration = .seconds(30),
-                maxRetryAfter: Duration = .seconds(60), jitter: Double = 0.25,
+                maxRetryAfter: Duration = .seconds(60), jitter: Double = 0.25, retryAfterSpread: Double = 0.5,
                 sleep: @escaping @Sendable (Duration) async throws -> Void = { try await Task.sleep(for: $0) },
                 random: @escaping @Sendable () -> Double = { Double.random(in: 0..<1) }) {
         self.maxAttempts = maxAttempts
@@ -35,6 +41,7 @@ public struct RetryPolicy: Sendable {
         self.maxDelay = maxDelay
         self.maxRetryAfter = maxRetryAfter
         self.jitter = jitter
+        self.retryAfterSpread = retryAfterSpread
         self.sleep = sleep
         self.random = random
     }
@@ -42,7 +49,9 @@ public struct RetryPolicy: Sendable {
     /// The wait before attempt `attempt + 1`, after `error` ended attempt `attempt` (1-based).
     public func delay(after attempt: Int, error: APIError) -> Duration {
         if case .rateLimited(let retryAfter?) = error {
-            return min(.seconds(max(0, retryAfter)), maxRetryAfter)
+            let honoured = min(.seconds(max(0, retryAfter)), maxRetryAfter)
+            let window = max(.seconds(1), honoured * max(0, retryAfterSpread))
+            return honoured + window * random()
         }
         let exponent = min(max(attempt - 1, 0), 30)
         let backoff = min(baseDelay * (1 << exponent), maxDelay)

@@ -98,6 +98,7 @@ final class SyncRun: Sendable {
         let fetcher = makeFetcher()
         var planManifest = manifest
         var catalog: [ModelEntry] = []
+        var listing = CatalogListing(entries: [])
         var preset: [String: ModelRecord] = [:]
         var context = FetchContext(fetcher: fetcher, offline: options.offline, fallback: manifest.fallback)
         if options.lock != nil || options.offline {
@@ -135,14 +136,21 @@ final class SyncRun: Sendable {
             for artifact in artifacts { if let record = artifact.modelRecord { preset[artifact.modelId] = record } }
         } else {
             do {
-                catalog = try await retry.run({ [registry] in try await registry.listModels() }, onRetry: { [emit] attempt, error, wait in
+                listing = try await retry.run({ [registry] in try await registry.listCatalog() }, onRetry: { [emit] attempt, error, wait in
                     emit(.retrying(modelId: nil, attempt: attempt, delay: wait, reason: error.description))
                 })
             } catch {
                 return SyncReport(outcome: Task.isCancelled ? .cancelled : .failed, runFailure: SyncFailure(error), cleanedLeftovers: cleaned, warnings: warnings)
             }
+            catalog = listing.entries
         }
         let byId = Dictionary(catalog.map { ($0.modelId, $0) }, uniquingKeysWith: { a, _ in a })
+        // An invalid entry blocks only its own model (when the manifest asks for it).
+        var invalidEntries: [String: String] = [:]
+        for bad in listing.rejected {
+            warnings.append("the registry's catalog has an invalid entry, ignored: \(bad)")
+            if let id = bad.modelId, byId[id] == nil { invalidEntries[id] = bad.problem }
+        }
 
         var sizes: [String: Set<Int64>] = [:]
         for id in identities.keys {
@@ -151,7 +159,7 @@ final class SyncRun: Sendable {
         }
         let snapshot = await StoreScanner.snapshot(layout, state: initial, identities: identities, candidateSizes: sizes)
         var input = PlanInput(manifest: planManifest, device: options.device ?? manifest.device ?? .current, snapshot: snapshot,
-                              catalog: catalog, freeBytes: options.freeSpace(layout.directory), forcePrune: options.forcePrune)
+                              catalog: catalog, invalidCatalogEntries: invalidEntries, freeBytes: options.freeSpace(layout.directory), forcePrune: options.forcePrune)
         let privateSource = fetcher.eligible(isPrivate: true).first
         for spec in manifest.models {
             if let entry = byId[spec.id], let cached = initial.record(spec.id, version: entry.version) { input.records[spec.id] = cached }
@@ -328,14 +336,13 @@ final class SyncRun: Sendable {
 
         case .download(let target), .replace(_, let target, _):
             let expected = ExpectedArtifact(sha256: target.sha256, size: target.size, version: target.version)
-            let timeout = downloadOptions.deadline
             let progress: @Sendable (Int64, Int64?) -> Void = { [emit] written, total in
                 emit(.progress(modelId: id, bytesWritten: written, totalBytes: total))
             }
             let fetched: ArtifactFetcher.Fetched
             do {
                 let directory = layout.directory
-                fetched = try await context.fetcher.fetch(id, target: target, store: { try StorageDirectory(url: directory) }, timeout: timeout, progress: progress,
+                fetched = try await context.fetcher.fetch(id, target: target, store: { try StorageDirectory(url: directory) }, run: downloadOptions, progress: progress,
                                                           warn: { [sourceWarnings] text in sourceWarnings.withLock { $0.append(text) } },
                                                           registryRefusal: context.registryRefusal(id, target)) { [self] in
                     try await self.registryDownload(id, target: target, expected: expected, progress: progress)

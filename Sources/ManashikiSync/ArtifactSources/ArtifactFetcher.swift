@@ -62,7 +62,7 @@ struct ArtifactFetcher: Sendable {
     ///   - registry: downloads from the registry (with its retries and session token).
     ///   - warn: reports a source that served bad bytes.
     /// - Throws: the registry's error, or a `SyncFailure` listing every source tried.
-    func fetch(_ modelId: String, target: ArtifactTarget, store: () throws -> StorageDirectory, timeout: TimeInterval?,
+    func fetch(_ modelId: String, target: ArtifactTarget, store: () throws -> StorageDirectory, run: DownloadOptions,
                progress: @escaping @Sendable (Int64, Int64?) -> Void, warn: @Sendable (String) -> Void, registryRefusal: String?,
                registry: @Sendable () async throws -> DownloadedModel) async throws -> Fetched {
         var skipped: [String] = []
@@ -83,7 +83,7 @@ struct ArtifactFetcher: Sendable {
                     let expected = ExpectedArtifact(sha256: target.sha256, size: target.size, version: target.version)
                     model = try await mirrorClient.downloadFromMirror(modelId, url: ArtifactSource.blobURL(base, target.sha256),
                                                                       allowPlainHTTP: s.source.allowsPlainHTTP, expecting: expected,
-                                                                      timeout: timeout, idleTimeout: mirrorIdleTimeout, progress: progress)
+                                                                      run: run, idleTimeout: mirrorIdleTimeout, progress: progress)
                 } else {
                     skipped.append("\(s.label): this registry client cannot download from mirrors")
                     continue

@@ -5,8 +5,9 @@ import Manashiki
 /// streaming path (`ManashikiClient` conforms). Mirror transfers are kept short: a mirror that
 /// is down, slow to answer or missing the blob falls through to the next source quickly.
 package protocol MirrorDownloading: Sendable {
-    /// Downloads `url` as `<store>/<modelId>.bin`, verified against `expecting`.
-    func downloadFromMirror(_ modelId: String, url: URL, allowPlainHTTP: Bool, expecting: ExpectedArtifact, timeout: TimeInterval?,
+    /// Downloads `url` as `<store>/<modelId>.bin`, verified against `expecting`, within the
+    /// run's deadline and bandwidth limit (`run.deadline`, `run.rateLimiter`).
+    func downloadFromMirror(_ modelId: String, url: URL, allowPlainHTTP: Bool, expecting: ExpectedArtifact, run: DownloadOptions,
                             idleTimeout: TimeInterval, progress: (@Sendable (Int64, Int64?) -> Void)?) async throws -> DownloadedModel
 }
 
@@ -23,11 +24,12 @@ extension ManashikiClient: MirrorDownloading {
         return options
     }
 
-    package func downloadFromMirror(_ modelId: String, url: URL, allowPlainHTTP: Bool, expecting: ExpectedArtifact, timeout: TimeInterval?,
+    package func downloadFromMirror(_ modelId: String, url: URL, allowPlainHTTP: Bool, expecting: ExpectedArtifact, run: DownloadOptions,
                                     idleTimeout: TimeInterval, progress: (@Sendable (Int64, Int64?) -> Void)?) async throws -> DownloadedModel {
         var options = Self.mirrorOptions
         options.idleTimeout = idleTimeout
-        options.deadline = timeout
+        options.deadline = run.deadline
+        options.rateLimiter = run.rateLimiter // one limit for the whole run, mirrors included
         return try await downloadModel(modelId, fromMirror: url, allowPlainHTTP: allowPlainHTTP, expecting: expecting, options: options, progress: progress)
     }
 }

@@ -12,7 +12,7 @@ struct ManifestValidator {
     static let storeKeys = ["directory", "concurrency", "prune"]
     static let pruneKeys = ["mode", "maxDeletes", "allowEmptyManifest"]
     static let deviceKeys = ["platform", "osVersion", "memoryMB", "diskMB"]
-    static let policyKeys = ["lifecycle", "checkCompatibility", "retry", "downloadTimeoutSeconds"]
+    static let policyKeys = ["lifecycle", "checkCompatibility", "retry", "downloadTimeoutSeconds", "maxBytesPerSecond"]
     static let retryKeys = ["maxAttempts", "maxRetryAfterSeconds"]
     static let modelKeys = ["id", "version", "sha256", "platforms", "session", "optional"]
     static let keySourceKeys = ["env", "file"]
@@ -199,6 +199,7 @@ struct ManifestValidator {
         }
         if let b = bool(o, "checkCompatibility", at: "policies") { policies.checkCompatibility = b }
         if let n = int(o, "downloadTimeoutSeconds", at: "policies", range: 1...604_800) { policies.downloadTimeoutSeconds = n }
+        if let n = int(o, "maxBytesPerSecond", at: "policies", range: 1024...(1 << 40)) { policies.maxBytesPerSecond = n }
         if let value = o["retry"], let r = object(value, at: "policies.retry", known: Self.retryKeys) {
             if let n = int(r, "maxAttempts", at: "policies.retry", range: 1...20) { policies.maxAttempts = n }
             if let n = int(r, "maxRetryAfterSeconds", at: "policies.retry", range: 0...3600) { policies.maxRetryAfterSeconds = n }

@@ -6,7 +6,7 @@ import Manashiki
 /// ```json
 /// "policies": {"lifecycle": ["production", "deprecated"], "checkCompatibility": true,
 ///              "retry": {"maxAttempts": 4, "maxRetryAfterSeconds": 60},
-///              "downloadTimeoutSeconds": 3600}
+///              "downloadTimeoutSeconds": 3600, "maxBytesPerSecond": 20971520}
 /// ```
 public struct SyncPolicies: Sendable, Hashable {
     /// Lifecycle statuses that may be installed. Default `production` and `deprecated`
@@ -21,6 +21,9 @@ public struct SyncPolicies: Sendable, Hashable {
     /// The most one model's download may take, resumptions included (nil: no limit; a stalled
     /// transfer is stopped after 60 s without a byte anyway).
     public var downloadTimeoutSeconds: Int?
+    /// One bandwidth limit for all of a run's downloads together, in bytes per second (nil: no
+    /// limit). Concurrent downloads share it (`BandwidthLimiter`).
+    public var maxBytesPerSecond: Int?
 
     /// Creates policies; the defaults are described on each property.
     public init(
@@ -28,12 +31,14 @@ public struct SyncPolicies: Sendable, Hashable {
         checkCompatibility: Bool = true,
         maxAttempts: Int = 4,
         maxRetryAfterSeconds: Int = 60,
-        downloadTimeoutSeconds: Int? = nil
+        downloadTimeoutSeconds: Int? = nil,
+        maxBytesPerSecond: Int? = nil
     ) {
         self.allowedStatuses = allowedStatuses
         self.checkCompatibility = checkCompatibility
         self.maxAttempts = maxAttempts
         self.maxRetryAfterSeconds = maxRetryAfterSeconds
         self.downloadTimeoutSeconds = downloadTimeoutSeconds
+        self.maxBytesPerSecond = maxBytesPerSecond
     }
 }

@@ -107,15 +107,22 @@ public enum Planner {
                                    reason: "the registry serves \(entry.version) (sha256 \(entry.sha256.prefix(12))…), which does not satisfy \(wanted)\(keep)"))
         }
         func notInCatalog(keeping: String?) -> Preliminary {
-            let keep = keeping.map { "; the installed \($0) does not satisfy \(wanted) and stays" } ?? ""
             if let problem = input.invalidCatalogEntries[id] {
+                let stays = keeping.map { "; the installed \($0) stays untouched" } ?? ""
                 return .final(PlanItem(modelId: id, action: .blocked(.invalidCatalogEntry(problem)),
-                                       reason: "the registry's catalog entry for this model is invalid (\(problem))\(keep)"))
+                                       reason: "the registry's catalog entry for this model is invalid (\(problem))\(stays)"))
             }
+            let keep = keeping.map { "; the installed \($0) does not satisfy \(wanted) and stays" } ?? ""
             return .final(PlanItem(modelId: id, action: .blocked(.notInCatalog),
                                    reason: "the registry's catalog does not list this model\(keep)"))
         }
 
+        // An invalid catalog entry blocks the model whatever is installed: the registry cannot
+        // vouch for any version of it this run (the installed file stays untouched).
+        if entry == nil, input.invalidCatalogEntries[id] != nil {
+            let installed = input.snapshot.state.models[id]?.version
+            return notInCatalog(keeping: installed)
+        }
         switch health(id, input) {
         case .absent:
             guard let entry else { return notInCatalog(keeping: nil) }
@@ -132,11 +139,7 @@ public enum Planner {
             if ok(installed.version, installed.sha256) {
                 guard let entry else {
                     var item = keep("\(installed.version) satisfies \(wanted)")
-                    if let problem = input.invalidCatalogEntries[id] {
-                        item.warnings.append("the registry's catalog entry for this model is invalid (\(problem)); keeping the installed \(installed.version)")
-                    } else {
-                        item.warnings.append("the registry's catalog no longer lists this model")
-                    }
+                    item.warnings.append("the registry's catalog no longer lists this model")
                     return .final(item)
                 }
                 if entry.version == installed.version && entry.sha256 == installed.sha256 {

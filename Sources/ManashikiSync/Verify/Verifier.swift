@@ -24,9 +24,29 @@ public struct VerificationReport: Sendable, Equatable {
     /// A note when the state file is missing or unusable.
     public var stateNote: String?
 
+    /// Creates a report.
+    public init(files: [String: Verdict], bytesHashed: Int64 = 0, stateNote: String? = nil) {
+        self.files = files
+        self.bytesHashed = bytesHashed
+        self.stateNote = stateNote
+    }
+
+    /// A report of nothing.
+    public static let empty = VerificationReport(files: [:])
+
     /// Whether every recorded file is intact and present (unknown files do not count).
     public var isHealthy: Bool {
         files.values.allSatisfy { if case .ok = $0 { return true }; if case .unknown = $0 { return true }; return false }
+    }
+
+    /// The models to download again (corrupt, missing or unreadable), sorted.
+    public var damagedModelIds: [String] {
+        files.filter { _, verdict in
+            switch verdict {
+            case .corrupt, .missing, .unreadable: return true
+            case .ok, .unknown: return false
+            }
+        }.keys.sorted()
     }
 }
 
@@ -39,7 +59,15 @@ public struct VerificationReport: Sendable, Equatable {
 public enum Verifier {
     /// Hashes every `<valid-id>.bin` in the store (2 files at a time, 4 MiB reads) and compares
     /// with the state file. Nothing is modified.
-    public static func verify(_ layout: StoreLayout) async -> VerificationReport {
+    ///
+    /// - Parameter expected: the models that should be installed (a manifest's entries for this
+    ///   device). When the store directory does not exist, each of them is `.missing` (a
+    ///   deleted store is a store whose every model is missing).
+    public static func verify(_ layout: StoreLayout, expecting expected: [String] = []) async -> VerificationReport {
+        guard FileManager.default.fileExists(atPath: layout.directory.path) || expected.isEmpty else {
+            return VerificationReport(files: Dictionary(expected.map { ($0, .missing) }, uniquingKeysWith: { a, _ in a }),
+                                      stateNote: "the store directory \(layout.directory.path) does not exist: every model is missing")
+        }
         var note: String?
         var state = StoreState()
         switch StateFile.read(layout) {

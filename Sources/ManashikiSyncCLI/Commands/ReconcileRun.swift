@@ -17,33 +17,7 @@ struct ReconcileRun: Sendable {
 
     /// Runs and returns the exit code and the report (nil when the reconciler could not be built).
     func perform() async -> (ExitCode, SyncReport?) {
-        var options = Reconciler.Options(lockTimeout: context.global.lockTimeout, dryRun: dryRun)
-        options.environment = SyncEnvironment(variables: context.console.environment)
-        let cwd = context.console.currentDirectory
-        options.offline = context.global.offline
-        for text in context.global.from {
-            do { options.extraSources.append(try ArtifactSource(commandLine: text, relativeTo: cwd)) } catch {
-                context.console.error("--from \(error)")
-                return (.usage, nil)
-            }
-        }
-        if context.global.locked {
-            do { options.lock = try LockFile.read(ManifestLoader.lockURL(context.global, currentDirectory: cwd)) } catch {
-                context.console.error("\(error)")
-                return (.usage, nil)
-            }
-        }
-        let reconciler: Reconciler
-        do {
-            if let key {
-                reconciler = try Reconciler(manifest: manifest, apiKey: key.value, options: options)
-            } else {
-                reconciler = Reconciler(manifest: manifest, registry: OfflineRegistry(storageDirectory: manifest.storeDirectory), options: options)
-            }
-        } catch {
-            context.console.error("cannot use the registry settings: \(SyncFailure(error).description)")
-            return (.usage, nil)
-        }
+        guard let reconciler = makeReconciler() else { return (.usage, nil) }
         let renderer = context.renderer(dryRun: dryRun, jsonSummary: jsonSummary)
         if context.global.json && jsonSummary {
             JSONEventWriter(console: context.console).emit("run.started", [
@@ -57,6 +31,49 @@ struct ReconcileRun: Sendable {
         renderer.finish(RunSummary(command: command, report: report, exitCode: code, outcome: outcome,
                                    durationSeconds: context.console.now() - start, dryRun: dryRun))
         return (code, report)
+    }
+
+    /// The reconciler for the manifest and key, or nil (the problem printed) when the registry
+    /// settings cannot be used.
+    func makeReconciler() -> Reconciler? {
+        var options = Reconciler.Options(lockTimeout: context.global.lockTimeout, dryRun: dryRun)
+        options.environment = SyncEnvironment(variables: context.console.environment)
+        let cwd = context.console.currentDirectory
+        options.offline = context.global.offline
+        for text in context.global.from {
+            do { options.extraSources.append(try ArtifactSource(commandLine: text, relativeTo: cwd)) } catch {
+                context.console.error("--from \(error)")
+                return nil
+            }
+        }
+        if context.global.locked {
+            do { options.lock = try LockFile.read(ManifestLoader.lockURL(context.global, currentDirectory: cwd)) } catch {
+                context.console.error("\(error)")
+                return nil
+            }
+        }
+        do {
+            if let key { return try Reconciler(manifest: manifest, apiKey: key.value, options: options) }
+            return Reconciler(manifest: manifest, registry: OfflineRegistry(storageDirectory: manifest.storeDirectory), options: options)
+        } catch {
+            context.console.error("cannot use the registry settings: \(SyncFailure(error).description)")
+            return nil
+        }
+    }
+
+    /// Repairs the store (`Reconciler.repair`), rendering the repairing sync like a `sync`
+    /// without its JSON summary; nil when the reconciler could not be built.
+    func repair() async -> RepairReport? {
+        guard let reconciler = makeReconciler() else { return nil }
+        let renderer = context.renderer(dryRun: false, jsonSummary: false)
+        let start = context.console.now()
+        let report = await reconciler.repair(onEvent: { renderer.handle($0) })
+        if let sync = report.sync {
+            let (code, outcome) = Self.syncExit(sync)
+            renderer.finish(RunSummary(command: command, report: sync, exitCode: code, outcome: outcome,
+                                       durationSeconds: context.console.now() - start, dryRun: false))
+        }
+        return report
     }
 
     /// The exit code and outcome word of an applied run.

@@ -37,6 +37,9 @@ package struct SyncCommand: Sendable {
             return code
         }
 
+        if let rate = manifest.policies.maxBytesPerSecond, context.global.verbosity == .verbose, !context.global.json {
+            context.console.err.write("manashiki-sync: downloads limited to \(ByteFormat.rate(Double(rate))) in total\n")
+        }
         guard let every = options.every else { return await once(manifest: manifest, key: key) }
         let last = Locked<ExitCode>(.success)
         let console = context.console, quiet = context.global.verbosity == .quiet, json = context.global.json

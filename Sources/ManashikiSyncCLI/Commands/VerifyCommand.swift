@@ -41,50 +41,43 @@ package struct VerifyCommand: Sendable {
             return .usage
         }
         let layout = StoreLayout(directory: store)
-        guard FileManager.default.fileExists(atPath: layout.directory.path) else {
+        // Without a manifest nothing says what the store should hold; with one, a deleted store
+        // is a store whose every model is missing.
+        guard manifest != nil || FileManager.default.fileExists(atPath: layout.directory.path) else {
             context.console.error("the store \(layout.directory.path) does not exist — run `manashiki-sync sync` first, or pass --store DIR")
             emitSummary(outcome: "no-store", code: .failure, findings: [], bytes: 0, note: nil)
             return .failure
         }
-        guard let first = await check(layout, manifest: manifest) else { return .locked }
-        var findings = first.0
-        var bytes = first.1
-        let note = first.2
-        let damaged = findings.filter(\.damaged)
-        guard options.repair, !damaged.isEmpty, let manifest else {
-            return finish(findings, bytes: bytes, note: note, repaired: nil)
-        }
-        print(findings, note: note)
+        if options.repair, let manifest { return await repair(manifest) }
+        guard let found = await check(layout, manifest: manifest) else { return .locked }
+        return finish(Self.findings(found, manifest: manifest), bytes: found.bytesHashed, note: found.stateNote, repaired: nil)
+    }
 
-        // Repair: forget what the state says about damaged files so the sync re-hashes and
-        // replaces them (missing ones are downloaded anyway), then verify again.
+    /// `--repair`: the library re-hashes, downloads the damaged models again and verifies again;
+    /// this only renders what it found.
+    private func repair(_ manifest: Manifest) async -> ExitCode {
         let key: LoadedKey
         do { key = try context.loadKey(manifest: manifest) } catch { return context.report(error, command: "verify") }
-        let acquired: StoreLock?
-        do { acquired = try await StoreLock.acquire(layout, timeout: context.global.lockTimeout) } catch {
+        guard let report = await ReconcileRun(context: context, manifest: manifest, key: key, command: "verify", dryRun: false,
+                                              jsonSummary: false).repair() else { return .usage }
+        if report.locked { return lockedExit() }
+        if let failure = report.failure {
             // A read-only store, say: report what happened, not "locked".
-            let advice = ErrorAdvice.text(for: SyncFailure(error))
+            let advice = ErrorAdvice.text(for: failure)
             context.console.error(ErrorAdvice.line(modelId: nil, what: advice.what, todo: advice.todo))
             return .failure
         }
-        guard let lock = acquired else { return lockedExit() }
-        if case .loaded(var state) = StateFile.read(layout) {
-            for finding in damaged { state.models[finding.modelId] = nil }
-            try? StateFile.write(state, to: layout)
+        if let sync = report.sync {
+            let (code, _) = ReconcileRun.syncExit(sync)
+            if code == .interrupted || code == .terminated { return code }
         }
-        lock.release()
-        // Repair only what is damaged: no prunes, no upgrades of healthy models, no new installs.
-        var repair = manifest
-        let damagedIds = Set(damaged.map(\.modelId))
-        repair.models = manifest.models.filter { damagedIds.contains($0.id) }
-        repair.store.prune.mode = .off
-        let (syncCode, _) = await ReconcileRun(context: context, manifest: repair, key: key, command: "verify", dryRun: false,
-                                                 jsonSummary: false).perform()
-        if syncCode == .locked || syncCode == .interrupted || syncCode == .terminated || syncCode == .usage { return syncCode }
-        guard let second = await check(layout, manifest: manifest) else { return .locked }
-        findings = second.0
-        bytes += second.1
-        return finish(findings, bytes: bytes, note: second.2, repaired: damaged.count)
+        let before = Self.findings(report.before, manifest: manifest)
+        guard report.sync != nil else {
+            return finish(before, bytes: report.before.bytesHashed, note: report.before.stateNote, repaired: nil)
+        }
+        print(before, note: report.before.stateNote, repairing: true)
+        return finish(Self.findings(report.after, manifest: manifest), bytes: report.before.bytesHashed + report.after.bytesHashed,
+                      note: report.after.stateNote, repaired: report.repaired.count)
     }
 
     private func lockedExit() -> ExitCode {
@@ -93,22 +86,25 @@ package struct VerifyCommand: Sendable {
         return .locked
     }
 
-    /// Verifies under the store lock (or without it on a read-only store); nil when locked.
-    private func check(_ layout: StoreLayout, manifest: Manifest?) async -> ([Finding], Int64, String?)? {
+    /// Verifies under the store lock (or without it on a read-only store; never creating a
+    /// store that does not exist); nil when locked.
+    private func check(_ layout: StoreLayout, manifest: Manifest?) async -> VerificationReport? {
         var lock: StoreLock?
-        do {
-            lock = try await StoreLock.acquire(layout, timeout: context.global.lockTimeout)
-            guard lock != nil else { _ = lockedExit(); return nil }
-        } catch {
-            // A read-only store (an image layer, a mounted volume) cannot be written by anyone
-            // through this path; verify without the lock.
-            if context.global.verbosity == .verbose && !context.global.json {
-                context.console.line("note: verifying without the store lock (\(SyncFailure(error).message))")
+        if FileManager.default.fileExists(atPath: layout.directory.path) {
+            do {
+                lock = try await StoreLock.acquire(layout, timeout: context.global.lockTimeout)
+                guard lock != nil else { _ = lockedExit(); return nil }
+            } catch {
+                // A read-only store (an image layer, a mounted volume) cannot be written by anyone
+                // through this path; verify without the lock.
+                if context.global.verbosity == .verbose && !context.global.json {
+                    context.console.line("note: verifying without the store lock (\(SyncFailure(error).message))")
+                }
             }
         }
         defer { lock?.release() }
-        let report = await Verifier.verify(layout)
-        return (Self.findings(report, manifest: manifest), report.bytesHashed, report.stateNote)
+        let platform = (manifest?.device ?? .current).platform
+        return await Verifier.verify(layout, expecting: manifest?.models.filter { $0.applies(to: platform) }.map(\.id) ?? [])
     }
 
     /// The findings, sorted by model id, with the manifest's view added.
@@ -120,7 +116,7 @@ package struct VerifyCommand: Sendable {
             case .corrupt(let expected, let actual):
                 return Finding(modelId: id, verdict: "corrupt", sha256: actual, expectedSha256: expected,
                                detail: "SHA-256 \(actual.prefix(12))… differs from the recorded \(expected.prefix(12))…")
-            case .missing: return Finding(modelId: id, verdict: "missing", detail: "recorded as installed but the file is gone")
+            case .missing: return Finding(modelId: id, verdict: "missing", detail: "expected in the store (recorded as installed, or listed in the manifest of a deleted store) but the file is gone")
             case .unknown(let sha):
                 let listed = wanted.contains(id) ? "listed in the manifest but not recorded: the next sync re-checks it"
                                                  : "not recorded by any sync and not in the manifest: copied in by hand?"
@@ -138,15 +134,17 @@ package struct VerifyCommand: Sendable {
         return result.sorted { $0.modelId < $1.modelId }
     }
 
-    private func print(_ findings: [Finding], note: String?) {
+    /// Writes the findings: one stderr line per damaged file in every mode (as `sync --json`
+    /// does), then `verify.file` lines with `--json` or the other findings as text.
+    private func print(_ findings: [Finding], note: String?, repairing: Bool = false) {
+        for f in findings where f.damaged {
+            let todo = repairing ? "downloaded again by --repair" : "run `manashiki-sync verify --repair` (or `sync`) to download it again"
+            context.console.error(ErrorAdvice.line(modelId: f.modelId, what: "\(f.verdict): \(f.detail)", todo: todo))
+        }
         guard !context.global.json else {
             let writer = JSONEventWriter(console: context.console)
             for f in findings { writer.emit("verify.file", Self.fields(f)) }
             return
-        }
-        for f in findings where f.damaged {
-            let todo = options.repair ? "repairing: it is downloaded again" : "run `manashiki-sync verify --repair` (or `sync`) to download it again"
-            context.console.error(ErrorAdvice.line(modelId: f.modelId, what: "\(f.verdict): \(f.detail)", todo: todo))
         }
         guard context.global.verbosity > .quiet else { return }
         if let note { context.console.line("note: \(note)") }

@@ -47,10 +47,7 @@ public struct Console: Sendable {
     public static func standard() -> Console {
         let out = FileDescriptorOutput(descriptor: 1)
         var width = Int(ProcessInfo.processInfo.environment["COLUMNS"] ?? "") ?? 80
-        #if os(Linux) || os(macOS)
-        var size = winsize()
-        if out.isTerminal, ioctl(1, Console.windowSizeRequest, &size) == 0, size.ws_col > 0 { width = Int(size.ws_col) }
-        #endif
+        if out.isTerminal, let columns = TerminalSize.columns(of: 1) { width = columns }
         return Console(out: out, err: FileDescriptorOutput(descriptor: 2), outIsTerminal: out.isTerminal, width: width,
                        environment: ProcessInfo.processInfo.environment)
     }
@@ -72,16 +69,4 @@ public struct Console: Sendable {
 
     /// Writes one `manashiki-sync: warning: …` line to stderr.
     package func warning(_ text: String) { err.write("manashiki-sync: warning: \(TextSanitizer.oneLine(text))\n") }
-}
-
-extension Console {
-    /// `TIOCGWINSZ`: on Darwin it is a function-like macro that Swift cannot import
-    /// (`_IOR('t', 104, struct winsize)`), so its value is spelled out there.
-    static var windowSizeRequest: UInt {
-        #if canImport(Darwin)
-        return 0x4008_7468
-        #else
-        return UInt(TIOCGWINSZ)
-        #endif
-    }
 }

@@ -1,4 +1,5 @@
 import Foundation
+import ManashikiProcess
 import Manashiki
 import Testing
 @testable import ManashikiRegistry

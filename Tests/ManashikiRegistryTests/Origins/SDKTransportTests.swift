@@ -22,15 +22,19 @@ private final class HashingConsumer: HTTPBodyConsumer, @unchecked Sendable {
     }
 }
 
-@Suite("The SDK's URLSessionTransport against the registry")
+@Suite("The SDK's transports against the registry")
 struct SDKTransportTests {
-    @Test("the SDK transport resolves a download and streams the artifact with the advertised digest")
-    func streamsThroughSDKTransport() async throws {
+    /// `DefaultTransport` (libcurl on Linux) and `URLSessionTransport` (FoundationNetworking on
+    /// Linux), which the SDK guide's initializer names.
+    static let transports: [@Sendable () -> any HTTPTransport] = [{ DefaultTransport() }, { URLSessionTransport() }]
+
+    @Test("the SDK transport resolves a download and streams the artifact with the advertised digest", arguments: 0..<2)
+    func streamsThroughSDKTransport(_ which: Int) async throws {
         var catalog = Fixture.catalog()
         catalog.add(model: RegistryModel(modelId: "medium", version: "1", artifact: .generated(size: 3 << 20, seed: 12)))
         let registry = try Fixture.start(catalog)
         defer { registry.stop() }
-        let transport = URLSessionTransport()
+        let transport = Self.transports[which]()
         let meta = try await transport.send(HTTPRequest(url: registry.api("/api/download/medium"),
                                                         headers: ["X-API-Key": Fixture.publishable, "Accept": "application/json"]))
         #expect(meta.head.status == 200)

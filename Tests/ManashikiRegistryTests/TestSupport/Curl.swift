@@ -1,4 +1,5 @@
 import Foundation
+import ManashikiProcess
 import Manashiki
 
 /// What a `curl` run produced.

@@ -1,4 +1,5 @@
 import Foundation
+import ManashikiProcess
 import ManashikiTestSupport
 import Manashiki
 import Testing

@@ -1,4 +1,5 @@
 import Foundation
+import ManashikiRegistry
 #if canImport(Glibc)
 import Glibc
 #elseif canImport(Darwin)
@@ -53,7 +54,7 @@ final class ScriptedOrigin: @unchecked Sendable {
 
     init(_ handler: @escaping Handler) throws {
         self.handler = handler
-        let fd = socket(AF_INET, Int32(SOCK_STREAM.rawValue), 0)
+        let fd = socket(AF_INET, POSIXSocket.streamType, 0)
         guard fd >= 0 else { throw POSIXError(.EIO) }
         var one: Int32 = 1
         setsockopt(fd, SOL_SOCKET, SO_REUSEADDR, &one, socklen_t(MemoryLayout<Int32>.size))
@@ -107,6 +108,7 @@ final class ScriptedOrigin: @unchecked Sendable {
 
     private func serve(_ fd: Int32) {
         defer { close(fd) }
+        POSIXSocket.noSIGPIPE(fd)
         var timeout = timeval(tv_sec: 10, tv_usec: 0)
         setsockopt(fd, SOL_SOCKET, SO_RCVTIMEO, &timeout, socklen_t(MemoryLayout<timeval>.size))
         var head = Data()
@@ -162,16 +164,7 @@ final class ScriptedOrigin: @unchecked Sendable {
     }
 
     private func sendAll(_ fd: Int32, _ data: Data) -> Bool {
-        data.withUnsafeBytes { raw -> Bool in
-            guard let base = raw.baseAddress else { return true }
-            var offset = 0
-            while offset < raw.count {
-                let n = Glibc.send(fd, base + offset, raw.count - offset, Int32(MSG_NOSIGNAL))
-                if n <= 0 { if n < 0 && errno == EINTR { continue }; return false }
-                offset += n
-            }
-            return true
-        }
+        data.withUnsafeBytes { raw in (try? POSIXSocket.sendAll(fd, raw)) != nil }
     }
 
     // MARK: Building answers

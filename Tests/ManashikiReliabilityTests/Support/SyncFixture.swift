@@ -93,7 +93,7 @@ final class SyncFixture: @unchecked Sendable {
     }
 
     /// An SDK client on this registry storing into the fixture's store.
-    func client(transport: any HTTPTransport = URLSessionTransport()) throws -> ManashikiClient {
+    func client(transport: any HTTPTransport = DefaultTransport()) throws -> ManashikiClient {
         try ManashikiClient(apiKey: Keys.publishable, baseURL: registry.apiBaseURL, transport: transport, storageDirectory: store)
     }
 }

@@ -7,6 +7,8 @@ import Foundation
 struct CrontabEntry: Equatable {
     /// The command's words, shell redirections left out.
     var argv: [String]
+    /// The command as cron hands it to `/bin/sh -c`.
+    var command: String
 
     static let bounds: [ClosedRange<Int>] = [0...59, 0...23, 1...31, 1...12, 0...7]
 
@@ -17,6 +19,7 @@ struct CrontabEntry: Equatable {
             guard Self.valid(field, range) else { return nil }
         }
         argv = words.dropFirst(5).filter { !$0.hasPrefix(">") && !$0.hasPrefix("2>") }
+        command = words.dropFirst(5).joined(separator: " ")
     }
 
     static func valid(_ field: String, _ range: ClosedRange<Int>) -> Bool {

@@ -205,8 +205,15 @@ struct ExampleFilesTests {
         #expect(lines.count == 2)
         for line in lines {
             let entry = try #require(CrontabEntry(line), "not a crontab(5) entry: \(line)")
-            #expect(entry.argv.first == Self.installPath)
-            #expect(try await Self.agentAccepts(Array(entry.argv.dropFirst())), "\(line)")
+            // `sleep $(shuf -i 0-600 -n 1); <agent> …`: the jitter first, then the agent.
+            #expect(entry.argv.prefix(6) == ["sleep", "$(shuf", "-i", "0-600", "-n", "1);"], "no start jitter: \(line)")
+            #expect(!line.contains("%"), "cron turns % into a newline")
+            // The shell cron uses parses it (and rejects a broken copy).
+            #expect(try await ExternalTool.run("sh", ["-n", "-c", entry.command]).succeeded, "\(entry.command)")
+            #expect(!(try await ExternalTool.run("sh", ["-n", "-c", entry.command.replacingOccurrences(of: "1);", with: "1;")])).succeeded)
+            let agent = entry.argv.drop { $0 != Self.installPath }
+            #expect(agent.first == Self.installPath)
+            #expect(try await Self.agentAccepts(Array(agent.dropFirst())), "\(line)")
         }
     }
 

@@ -1,4 +1,5 @@
 import Foundation
+import ManashikiRegistry
 import ManashikiTestSupport
 #if canImport(Glibc)
 import Glibc
@@ -64,7 +65,7 @@ final class NginxMirror: @unchecked Sendable {
 
     /// A port nothing listens on right now (bound to 0, read back, closed).
     static func freePort() throws -> Int {
-        let fd = socket(AF_INET, Int32(SOCK_STREAM.rawValue), 0)
+        let fd = socket(AF_INET, POSIXSocket.streamType, 0)
         defer { close(fd) }
         var address = sockaddr_in()
         address.sin_family = sa_family_t(AF_INET)
@@ -80,7 +81,7 @@ final class NginxMirror: @unchecked Sendable {
 
     /// Whether something accepts connections on the loopback port.
     static func accepts(port: Int) -> Bool {
-        let fd = socket(AF_INET, Int32(SOCK_STREAM.rawValue), 0)
+        let fd = socket(AF_INET, POSIXSocket.streamType, 0)
         defer { close(fd) }
         var address = sockaddr_in()
         address.sin_family = sa_family_t(AF_INET)

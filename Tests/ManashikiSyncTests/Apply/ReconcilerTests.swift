@@ -170,8 +170,9 @@ struct ReconcilerTests {
         let report = await Fixture.reconciler(store, registry, [ModelSpec(id: "a")], options: options).run { e in events.withLock { $0.append(e) } }
         #expect(report.outcome == .changed)
         #expect(registry.calls("download a").count == 3)
-        // Retry-After 600 s capped to 60 s; then 2 s backoff (attempt 2) with +25 % jitter.
-        #expect(sleeps.sleeps == [.seconds(60), .milliseconds(2500)])
+        // Retry-After 600 s capped to 60 s, spread by half of 50 % (random 0.5); then 2 s
+        // backoff (attempt 2) with +25 % jitter.
+        #expect(sleeps.sleeps == [.seconds(75), .milliseconds(2500)])
         let retrying = events.current.filter { if case .retrying = $0 { return true } else { return false } }
         #expect(retrying.count == 2)
     }
@@ -403,5 +404,34 @@ struct ReconcilerTests {
         do { _ = try Reconciler(manifest: manifest, options: bad); Issue.record("expected a refusal") } catch {
             #expect(!"\(error)".contains("mk_pub_acme_short"))
         }
+    }
+
+    @Test("policies.maxBytesPerSecond gives every download of a run the same limiter; the next run a fresh one")
+    func oneLimiterPerRun() async throws {
+        let store = TestStore()
+        let registry = FakeRegistry(storageDirectory: store.url)
+        for id in ["a", "b", "c"] { registry.publish(id, "1.0.0") }
+        var manifest = Fixture.manifest(store, [ModelSpec(id: "a"), ModelSpec(id: "b"), ModelSpec(id: "c")], concurrency: 3)
+        manifest.policies.maxBytesPerSecond = 20 << 20
+        let first = await Reconciler(manifest: manifest, registry: registry, options: Fixture.options()).run()
+        #expect(first.outcome == .changed)
+        let limiters = registry.limiters.compactMap { $0 }
+        #expect(limiters.count == 3)
+        #expect(limiters.allSatisfy { $0 === limiters[0] && $0.bytesPerSecond == 20 << 20 })
+
+        registry.publish("a", "1.0.1")
+        _ = await Reconciler(manifest: manifest, registry: registry, options: Fixture.options()).run()
+        #expect(registry.limiters.count == 4)
+        #expect(registry.limiters.last??.bytesPerSecond == 20 << 20)
+        #expect(registry.limiters.last! !== limiters[0], "a new run starts with a new budget")
+
+        // Without the policy, no limiter; one given by the caller is used as is.
+        manifest.policies.maxBytesPerSecond = nil
+        var options = Fixture.options()
+        let own = BandwidthLimiter(bytesPerSecond: 1 << 20)
+        options.download.rateLimiter = own
+        registry.publish("b", "1.0.1")
+        _ = await Reconciler(manifest: manifest, registry: registry, options: options).run()
+        #expect(registry.limiters.last! === own)
     }
 }

@@ -16,10 +16,14 @@ struct RetryPolicyTests {
         #expect(policy.delay(after: 5, error: e) == .milliseconds(7500))
     }
 
-    @Test("Retry-After is honoured up to the cap, without jitter")
+    @Test("Retry-After is honoured up to the cap, then spread by up to half of it (at least a 1 s window)")
     func retryAfter() {
-        #expect(policy.delay(after: 1, error: .rateLimited(retryAfter: 7)) == .seconds(7))
-        #expect(policy.delay(after: 1, error: .rateLimited(retryAfter: 3600)) == .seconds(60))
+        #expect(policy.delay(after: 1, error: .rateLimited(retryAfter: 7)) == .milliseconds(10_500))
+        #expect(policy.delay(after: 1, error: .rateLimited(retryAfter: 3600)) == .seconds(90))
+        #expect(policy.delay(after: 1, error: .rateLimited(retryAfter: 0)) == .seconds(1))
+        var low = policy
+        low.random = { 0 }
+        #expect(low.delay(after: 1, error: .rateLimited(retryAfter: 7)) == .seconds(7), "never earlier than the server asked")
         #expect(policy.delay(after: 1, error: .rateLimited(retryAfter: nil)) == .milliseconds(1500))
     }
 

@@ -11,7 +11,8 @@ struct ManifestTests {
       "registry": {"baseURL": "https://models.example.com", "apiKey": {"file": "secrets/key"}},
       "store": {"directory": "models", "concurrency": 3, "prune": {"mode": "all", "maxDeletes": 2, "allowEmptyManifest": true}},
       "device": {"platform": "ios", "osVersion": "17.2", "memoryMB": 6144, "diskMB": 20000},
-      "policies": {"lifecycle": ["production"], "checkCompatibility": false, "retry": {"maxAttempts": 2, "maxRetryAfterSeconds": 5}, "downloadTimeoutSeconds": 900},
+      "policies": {"lifecycle": ["production"], "checkCompatibility": false, "retry": {"maxAttempts": 2, "maxRetryAfterSeconds": 5}, "downloadTimeoutSeconds": 900, "maxBytesPerSecond": 20971520},
+      "metrics": {"file": "metrics/sync.prom"},
       "models": [
         {"id": "whisper-ja", "version": "^1.4", "platforms": ["ios", "macos"]},
         {"id": "lora-x", "version": "2.0.0", "sha256": "9f86d081884c7d659a2feaa0c55ad015a3bf4f1b2b0b822cd15d6c15b0f00a08",
@@ -31,7 +32,8 @@ struct ManifestTests {
         #expect(m.store.prune == PrunePolicy(mode: .all, maxDeletes: 2, allowEmptyManifest: true))
         #expect(m.device == DeviceProfile(platform: .ios, osVersion: "17.2", memoryMB: 6144, diskMB: 20000))
         #expect(m.policies == SyncPolicies(allowedStatuses: [.production], checkCompatibility: false, maxAttempts: 2, maxRetryAfterSeconds: 5,
-                                             downloadTimeoutSeconds: 900))
+                                             downloadTimeoutSeconds: 900, maxBytesPerSecond: 20 << 20))
+        #expect(m.metrics == MetricsSettings(file: "metrics/sync.prom"))
         #expect(m.models.map(\.id) == ["whisper-ja", "lora-x", "vad"])
         #expect(m.models[0].version == .caret(ModelVersion("1.4")!))
         #expect(m.models[0].platforms == [.ios, .macos])

@@ -36,6 +36,18 @@ struct ManifestValidationTests {
                 == "policies.downloadTimeoutSeconds")
     }
 
+    @Test("a bandwidth limit below 1 KiB/s or of the wrong type names its path", arguments: ["0", "1023", "\"20M\"", "2048.5"])
+    func badMaxBytesPerSecond(_ value: String) {
+        #expect(only(#"{"schemaVersion": 1, "policies": {"maxBytesPerSecond": \#(value)}, "models": [{"id": "a"}]}"#)?.path
+                == "policies.maxBytesPerSecond")
+    }
+
+    @Test("metrics.file must be a non-empty string; unknown metrics keys are named")
+    func badMetrics() {
+        #expect(only(#"{"schemaVersion": 1, "metrics": {"file": ""}, "models": [{"id": "a"}]}"#)?.path == "metrics.file")
+        #expect(only(#"{"schemaVersion": 1, "metrics": {"path": "x.prom"}, "models": [{"id": "a"}]}"#)?.path == "metrics.path")
+    }
+
     @Test("a malformed range is refused")
     func badRange() {
         #expect(only(#"{"schemaVersion": 1, "models": [{"id": "a", "version": "^x"}]}"#)?.path == "models[0].version")

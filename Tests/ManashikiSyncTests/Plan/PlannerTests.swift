@@ -363,7 +363,7 @@ struct PlannerTests {
         #expect(w.plan["old"]?.action == .blocked(.recordUnavailable("HTTP 503")))
     }
 
-    @Test("an invalid catalog entry blocks only that model; an intact installed version satisfying the manifest stays")
+    @Test("an invalid catalog entry blocks only that model; an installed version of it stays untouched")
     func invalidCatalogEntry() {
         var w = PlanWorld()
         w.publish("good", "1.0.0")
@@ -374,8 +374,9 @@ struct PlannerTests {
         #expect(plan["bad"]?.action == .blocked(.invalidCatalogEntry("has a negative size")))
         #expect(plan["bad"]?.reason == "the registry's catalog entry for this model is invalid (has a negative size)")
         #expect(plan["good"]?.action == .download(w.target("good")))
-        #expect(plan["kept"]?.action == .keep(version: "1.0.0"))
-        #expect(plan["kept"]?.warnings == ["the registry's catalog entry for this model is invalid (has a negative size); keeping the installed 1.0.0"])
+        #expect(plan["kept"]?.action == .blocked(.invalidCatalogEntry("has a negative size")))
+        #expect(plan["kept"]?.reason == "the registry's catalog entry for this model is invalid (has a negative size); the installed 1.0.0 stays untouched")
+        #expect(plan.blocked.map(\.modelId) == ["bad", "kept"])
     }
 
     @Test("the plan is refused when the volume lacks space for every temporary copy")

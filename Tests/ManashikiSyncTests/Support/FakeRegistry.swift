@@ -20,6 +20,7 @@ final class FakeRegistry: RegistryClient, Sendable {
         var inFlight: [String] = []
         var maxInFlight = 0
         var overlapping: [String] = []
+        var limiters: [BandwidthLimiter?] = []
     }
 
     let storageDirectory: URL
@@ -56,6 +57,8 @@ final class FakeRegistry: RegistryClient, Sendable {
     /// The session token each private download carried.
     var sessionTokens: [String: String] { state.current.sessionTokens }
     func entry(_ id: String) -> ModelEntry? { state.current.models[id]?.record.entry }
+    /// The rate limiter each download was given, in call order.
+    var limiters: [BandwidthLimiter?] { state.current.limiters }
     /// The most downloads that were in progress at once.
     var maxInFlight: Int { state.current.maxInFlight }
     /// Models that had two downloads in progress at once (must stay empty).
@@ -87,6 +90,7 @@ final class FakeRegistry: RegistryClient, Sendable {
                   progress: (@Sendable (Int64, Int64?) -> Void)?) async throws -> DownloadedModel {
         let model: Model = try state.withLock { s in
             s.calls.append("download \(modelId)")
+            s.limiters.append(options.rateLimiter)
             if var queue = s.downloadFailures[modelId], !queue.isEmpty {
                 let error = queue.removeFirst()
                 s.downloadFailures[modelId] = queue
@@ -110,10 +114,12 @@ final class FakeRegistry: RegistryClient, Sendable {
         if let sha = expecting.sha256, sha != model.record.sha256 {
             throw APIError.invalidResponse("the registry serves a different artifact than expected")
         }
-        // Like the SDK: write a partial file, then rename over <id>.bin.
-        let partialDir = storageDirectory.appendingPathComponent(".manashiki/partial", isDirectory: true)
+        // Like the SDK: write a temporary file, then rename over <id>.bin. Not in
+        // `.manashiki/partial`: the SDK removes partial files nobody holds a flock on whenever it
+        // opens the storage directory (as a concurrent sync does), and this fake takes no flock.
+        let partialDir = storageDirectory.appendingPathComponent(".manashiki", isDirectory: true)
         try FileManager.default.createDirectory(at: partialDir, withIntermediateDirectories: true)
-        let partial = partialDir.appendingPathComponent("\(modelId).\(UUID().uuidString.prefix(6)).partial")
+        let partial = partialDir.appendingPathComponent("fake-download.\(modelId).\(UUID().uuidString.prefix(6))")
         try model.data.write(to: partial)
         progress?(Int64(model.data.count), Int64(model.data.count))
         let target = storageDirectory.appendingPathComponent("\(modelId).bin")

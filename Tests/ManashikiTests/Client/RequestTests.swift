@@ -134,7 +134,7 @@ struct RequestTests {
         let (bad, _) = try makeClient { _ in .json(200, #"{"models": [{"modelId": "../x", "version": "1", "size": 1, "sha256": "ba7816bf8f01cfea414140de5dae2223b00361a396177a9cb410ff61f20015ad"}]}"#) }
         await #expect(throws: APIError.invalidResponse("GET /api/models: models[0] has an invalid modelId \"../x\"")) { _ = try await bad.listModels() }
         let (wrongType, _) = try makeClient { _ in .json(200, #"{"models": [{"modelId": "a", "version": "1", "size": "big", "sha256": "x"}]}"#) }
-        await #expect(throws: APIError.invalidResponse("GET /api/models: models[0].size is not an integer")) { _ = try await wrongType.listModels() }
+        await #expect(throws: APIError.invalidResponse("GET /api/models: models[0] (a) is not a valid entry: size is not an integer")) { _ = try await wrongType.listModels() }
         let (escape, _) = try makeClient { _ in .json(200, #"{"models": [{"modelId": "a", "version": "1.0\u001b[2J", "size": 1, "sha256": "ba7816bf8f01cfea414140de5dae2223b00361a396177a9cb410ff61f20015ad"}]}"#) }
         await #expect(throws: APIError.self) { _ = try await escape.listModels() }
         let (html, _) = try makeClient { _ in MockResponse(status: 200, chunks: [Data("<html>captive portal</html>".utf8)]) }

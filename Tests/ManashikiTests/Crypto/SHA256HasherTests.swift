@@ -1,4 +1,5 @@
 import Foundation
+import ManashikiProcess
 import Testing
 @testable import Manashiki
 import ManashikiCore

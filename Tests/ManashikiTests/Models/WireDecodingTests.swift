@@ -30,8 +30,20 @@ struct WireDecodingTests {
         ]}
         """#
         let catalog = try JSONDecoder().decode(ModelCatalogResponse.self, from: Data(json.utf8))
-        #expect(catalog.models == [ModelEntry(modelId: "whisper-medical-ja-fp16", version: "1.4.0", size: 1_533_018_112,
+        #expect(catalog.models.map(\.entry) == [ModelEntry(modelId: "whisper-medical-ja-fp16", version: "1.4.0", size: 1_533_018_112,
                                               sha256: "9f86d081884c7d659a2feaa0c55ad015a3bf4f1b2b0b822cd15d6c15b0f00a08")])
+    }
+
+    @Test("an entry of wrong types is kept apart with its model id and the field at fault; the others decode")
+    func catalogBadElement() throws {
+        let json = #"{"models": [{"modelId": "a", "version": "1.0.0", "size": "12", "sha256": "x"}, {"modelId": "b", "version": "1", "size": 2, "sha256": "y"}, {"modelId": "c", "version": "1", "size": 1.5, "sha256": "y"}]}"#
+        let catalog = try JSONDecoder().decode(ModelCatalogResponse.self, from: Data(json.utf8))
+        #expect(catalog.models[0].entry == nil)
+        #expect(catalog.models[0].modelId == "a")
+        #expect(catalog.models[0].problem == "is not a valid entry: size is not an integer")
+        #expect(catalog.models[1].entry?.modelId == "b")
+        #expect(catalog.models[2].entry == nil)
+        #expect(catalog.models[2].problem?.contains("a number does not fit its field") == true)
     }
 
     @Test("the full record decodes every field")

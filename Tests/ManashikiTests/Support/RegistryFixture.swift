@@ -28,7 +28,7 @@ final class RegistryFixture {
         storage.cleanup()
     }
 
-    func client(_ key: String = RegistryFixture.publicKey, transport: any HTTPTransport = URLSessionTransport()) throws -> ManashikiClient {
+    func client(_ key: String = RegistryFixture.publicKey, transport: any HTTPTransport = DefaultTransport()) throws -> ManashikiClient {
         try ManashikiClient(apiKey: key, baseURL: registry.apiBaseURL, transport: transport, storageDirectory: storage.url)
     }
 

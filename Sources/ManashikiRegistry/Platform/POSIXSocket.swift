@@ -18,17 +18,29 @@ struct SocketError: Error, CustomStringConvertible {
 }
 
 /// Thin wrappers over the POSIX socket calls the servers use (Glibc on Linux, Darwin on Apple).
-enum POSIXSocket {
+package enum POSIXSocket {
     #if canImport(Glibc)
-    static let streamType = Int32(SOCK_STREAM.rawValue)
-    static let sendFlags = Int32(MSG_NOSIGNAL)
+    /// `SOCK_STREAM` as `socket(2)` takes it (an enum in Glibc, an Int32 elsewhere).
+    package static let streamType = Int32(SOCK_STREAM.rawValue)
+    /// Flags for `send(2)`: no SIGPIPE when the peer has gone.
+    package static let sendFlags = Int32(MSG_NOSIGNAL)
     #elseif canImport(Musl) || canImport(Android)
-    static let streamType = Int32(SOCK_STREAM)
-    static let sendFlags = Int32(MSG_NOSIGNAL)
+    package static let streamType = Int32(SOCK_STREAM)
+    package static let sendFlags = Int32(MSG_NOSIGNAL)
     #else
-    static let streamType = SOCK_STREAM
-    static let sendFlags: Int32 = 0
+    package static let streamType = SOCK_STREAM
+    /// Darwin has no MSG_NOSIGNAL: sockets get SO_NOSIGPIPE instead (`noSIGPIPE(_:)`).
+    package static let sendFlags: Int32 = 0
     #endif
+
+    /// Keeps a socket from raising SIGPIPE when the peer has gone: SO_NOSIGPIPE on Darwin
+    /// (Linux passes MSG_NOSIGNAL to every send instead).
+    package static func noSIGPIPE(_ fd: Int32) {
+        #if canImport(Darwin)
+        var one: Int32 = 1
+        setsockopt(fd, SOL_SOCKET, SO_NOSIGPIPE, &one, socklen_t(MemoryLayout<Int32>.size))
+        #endif
+    }
 
     /// Ignores SIGPIPE for the whole process: `sendfile(2)` has no `MSG_NOSIGNAL`, and a client
     /// that hangs up mid-body must never kill the process hosting the registry.
@@ -91,13 +103,11 @@ enum POSIXSocket {
         setsockopt(fd, Int32(IPPROTO_TCP), TCP_NODELAY, &one, socklen_t(MemoryLayout<Int32>.size))
         var idle = timeval(tv_sec: 300, tv_usec: 0)
         setsockopt(fd, SOL_SOCKET, SO_RCVTIMEO, &idle, socklen_t(MemoryLayout<timeval>.size))
-        #if canImport(Darwin)
-        setsockopt(fd, SOL_SOCKET, SO_NOSIGPIPE, &one, socklen_t(MemoryLayout<Int32>.size))
-        #endif
+        noSIGPIPE(fd)
     }
 
     /// Writes all of `buffer`, retrying on partial writes and EINTR.
-    static func sendAll(_ fd: Int32, _ buffer: UnsafeRawBufferPointer) throws {
+    package static func sendAll(_ fd: Int32, _ buffer: UnsafeRawBufferPointer) throws {
         var offset = 0
         while offset < buffer.count {
             let n = send(fd, buffer.baseAddress! + offset, buffer.count - offset, sendFlags)

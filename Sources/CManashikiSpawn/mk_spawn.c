@@ -1,6 +1,6 @@
+// Linux only (see mk_spawn.h): on Apple platforms this file compiles to nothing.
 #if defined(__linux__)
 #define _GNU_SOURCE
-#endif
 #include "mk_spawn.h"
 #include <errno.h>
 #include <signal.h>
@@ -18,10 +18,10 @@ int mk_spawn(const char *path, char *const argv[], char *const envp[], const cha
     if (rc == 0) rc = posix_spawn_file_actions_adddup2(&actions, in_fd, 0);
     if (rc == 0) rc = posix_spawn_file_actions_adddup2(&actions, out_fd, 1);
     if (rc == 0) rc = posix_spawn_file_actions_adddup2(&actions, err_fd, 2);
-#if defined(__linux__) && defined(__GLIBC__) && (__GLIBC__ > 2 || (__GLIBC__ == 2 && __GLIBC_MINOR__ >= 34))
+#if defined(__GLIBC__) && (__GLIBC__ > 2 || (__GLIBC__ == 2 && __GLIBC_MINOR__ >= 34))
     if (rc == 0) rc = posix_spawn_file_actions_addclosefrom_np(&actions, 3);
 #endif
-#if defined(__linux__) && defined(__GLIBC__) && (__GLIBC__ > 2 || (__GLIBC__ == 2 && __GLIBC_MINOR__ >= 29))
+#if defined(__GLIBC__) && (__GLIBC__ > 2 || (__GLIBC__ == 2 && __GLIBC_MINOR__ >= 29))
     if (rc == 0 && cwd) rc = posix_spawn_file_actions_addchdir_np(&actions, cwd);
 #else
     if (rc == 0 && cwd) rc = ENOSYS;
@@ -38,3 +38,4 @@ int mk_spawn(const char *path, char *const argv[], char *const envp[], const cha
     posix_spawn_file_actions_destroy(&actions);
     return rc;
 }
+#endif

@@ -1,0 +1,51 @@
+import Foundation
+
+/// The transport the SDK uses when none is given: the best one for this platform.
+///
+/// | platform | transport | why |
+/// |---|---|---|
+/// | Apple platforms | `URLSessionTransport` | system networking: cellular and Low Data Mode policy, proxies, VPN-on-demand |
+/// | Linux | `CurlTransport` (libcurl, loaded at run time) | FoundationNetworking's `URLSession` cannot pause a transfer, so it would buffer a fast download in memory; libcurl waits for the disk instead |
+/// | Linux without libcurl | `URLSessionTransport` | the only one left (no backpressure) |
+///
+/// The choice is made in `Platform/TransportChoice.swift`. `kind` says which one is in use.
+///
+/// ```swift
+/// let client = try ManashikiClient(apiKey: key)                               // DefaultTransport()
+/// let cellular = try ManashikiClient(apiKey: key, transport: DefaultTransport(policy: .wifiOnly))
+/// ```
+public struct DefaultTransport: HTTPTransport {
+    /// Which transport is in use.
+    public enum Kind: String, Sendable {
+        /// Foundation's `URLSession` (`URLSessionTransport`).
+        case urlSession
+        /// libcurl (`CurlTransport`, Linux).
+        case curl
+    }
+
+    /// Which transport this platform uses.
+    public let kind: Kind
+    /// The network policy given (applied on Apple platforms; see `NetworkPolicy`).
+    public let policy: NetworkPolicy
+    private let base: any HTTPTransport
+
+    /// Creates the platform's transport.
+    /// - Parameters:
+    ///   - maximumConnectionsPerHost: parallel connections to one host (URLSession).
+    ///   - highWaterBytes: body bytes buffered before a transfer waits for the consumer.
+    ///   - policy: cellular, Low Data Mode and connectivity policy (Apple platforms).
+    public init(maximumConnectionsPerHost: Int = 8, highWaterBytes: Int = 4 << 20, policy: NetworkPolicy = .default) {
+        let choice = TransportChoice.make(maximumConnectionsPerHost: maximumConnectionsPerHost, highWaterBytes: highWaterBytes, policy: policy)
+        kind = choice.kind
+        base = choice.transport
+        self.policy = policy
+    }
+
+    /// Streams the answer to `request` into `consumer` (see `HTTPTransport`); asks for
+    /// identity encoding unless the request says otherwise.
+    public func stream(_ request: HTTPRequest, to consumer: any HTTPBodyConsumer) async throws {
+        var r = request
+        if r.headers["Accept-Encoding"] == nil { r.headers["Accept-Encoding"] = "identity" }
+        try await base.stream(r, to: consumer)
+    }
+}

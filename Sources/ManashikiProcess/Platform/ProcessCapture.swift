@@ -1,0 +1,96 @@
+import Foundation
+
+/// Runs a command to completion and captures its standard output, on every platform: where
+/// processes cannot be started (iOS, tvOS, watchOS, visionOS) it throws
+/// `ProcessCapture.Failure.unsupported` instead of failing to compile.
+package enum ProcessCapture {
+    /// What a finished command left.
+    package struct Output: Sendable {
+        /// The exit status (or the signal number when `signalled`).
+        package var status: Int32
+        /// Whether a signal ended it.
+        package var signalled: Bool
+        /// Standard output, at most `maxOutput` bytes.
+        package var stdout: Data
+        /// Whether it was stopped because it ran longer than the timeout.
+        package var timedOut: Bool
+    }
+
+    /// Why a command could not be run.
+    package enum Failure: Error, Equatable {
+        /// This platform starts no processes.
+        case unsupported(platform: String)
+        /// The program could not be started (errno).
+        case cannotStart(code: Int32)
+    }
+
+    /// Whether this platform can start processes (Linux and macOS).
+    package static var isSupported: Bool {
+        #if os(Linux) || os(macOS)
+        return true
+        #else
+        return false
+        #endif
+    }
+
+    /// The platform's name, for messages.
+    package static var platformName: String {
+        #if os(Linux)
+        return "Linux"
+        #elseif os(macOS)
+        return "macOS"
+        #elseif os(iOS)
+        return "iOS"
+        #elseif os(tvOS)
+        return "tvOS"
+        #elseif os(watchOS)
+        return "watchOS"
+        #elseif os(visionOS)
+        return "visionOS"
+        #else
+        return "this platform"
+        #endif
+    }
+
+    /// Runs `executable` with `arguments` and `environment` (stdin and stderr are /dev/null),
+    /// blocking the calling thread; SIGTERM after `timeout` seconds.
+    /// - Throws: `Failure`.
+    package static func run(_ executable: URL, arguments: [String], environment: [String: String],
+                            timeout: TimeInterval, maxOutput: Int) throws -> Output {
+        #if os(Linux) || os(macOS)
+        let process = ChildProcess()
+        process.executableURL = executable
+        process.arguments = arguments
+        process.environment = environment
+        let out = Pipe()
+        process.standardOutput = out
+        process.standardError = FileHandle.nullDevice
+        process.standardInput = FileHandle.nullDevice
+        do { try process.run() } catch {
+            throw Failure.cannotStart(code: (error as? POSIXError).map { $0.code.rawValue } ?? ENOENT)
+        }
+        let timedOut = TimeoutFlag()
+        let watchdog = DispatchWorkItem {
+            guard process.isRunning else { return }
+            timedOut.set()
+            process.terminate()
+        }
+        DispatchQueue.global().asyncAfter(deadline: .now() + timeout, execute: watchdog)
+        let data = out.fileHandleForReading.readDataToEndOfFile()
+        process.waitUntilExit()
+        watchdog.cancel()
+        return Output(status: process.terminationStatus, signalled: process.terminationReason == .uncaughtSignal,
+                      stdout: data.prefix(maxOutput), timedOut: timedOut.isSet)
+        #else
+        throw Failure.unsupported(platform: platformName)
+        #endif
+    }
+}
+
+/// Set once by the watchdog, read after the child has exited.
+private final class TimeoutFlag: @unchecked Sendable {
+    private let lock = NSLock()
+    private var value = false
+    func set() { lock.lock(); value = true; lock.unlock() }
+    var isSet: Bool { lock.lock(); defer { lock.unlock() }; return value }
+}

@@ -1,0 +1,69 @@
+import Foundation
+import Manashiki
+
+extension Reconciler {
+    /// Re-hashes the store offline, then downloads again every model that is corrupt, missing
+    /// (a deleted store: every model the manifest lists for this device) or unreadable, and
+    /// verifies again. Healthy models are not touched, nothing is pruned or upgraded.
+    ///
+    /// ```swift
+    /// let repair = await Reconciler(manifest: manifest, apiKey: key).repair()
+    /// print(repair.repaired, repair.after.isHealthy)
+    /// ```
+    /// - Parameter onEvent: the events of the repairing sync, as `run(onEvent:)` reports them.
+    public func repair(onEvent: (@Sendable (SyncEvent) -> Void)? = nil) async -> RepairReport {
+        let layout = StoreLayout(directory: manifest.storeDirectory)
+        let platform = (options.device ?? manifest.device ?? .current).platform
+        let before: VerificationReport
+        switch await verifyLocked(layout, platform: platform) {
+        case .report(let report): before = report
+        case .locked: return RepairReport(before: .empty, after: .empty, locked: true)
+        }
+        let damaged = Set(before.damagedModelIds)
+        guard !damaged.isEmpty else { return RepairReport(before: before, after: before) }
+
+        // Forget what the state says about the damaged files so the sync re-hashes and replaces
+        // them (missing ones are downloaded anyway).
+        do {
+            guard let lock = try await StoreLock.acquire(layout, timeout: options.lockTimeout, pollInterval: options.lockPollInterval,
+                                                         sleep: options.sleep) else {
+                return RepairReport(before: before, after: before, locked: true)
+            }
+            if case .loaded(var state) = StateFile.read(layout) {
+                for id in damaged { state.models[id] = nil }
+                try StateFile.write(state, to: layout)
+            }
+            lock.release()
+        } catch {
+            return RepairReport(before: before, after: before, failure: SyncFailure(error))
+        }
+        var subset = manifest
+        subset.models = manifest.models.filter { damaged.contains($0.id) }
+        subset.store.prune.mode = .off
+        var repairOptions = options
+        repairOptions.dryRun = false
+        let sync = await Reconciler(manifest: subset, registry: registry, options: repairOptions).run(onEvent: onEvent)
+        if sync.outcome == .locked { return RepairReport(before: before, sync: sync, after: before, locked: true) }
+        switch await verifyLocked(layout, platform: platform) {
+        case .report(let after): return RepairReport(before: before, sync: sync, after: after)
+        case .locked: return RepairReport(before: before, sync: sync, after: before, locked: true)
+        }
+    }
+
+    private enum Verification { case report(VerificationReport), locked }
+
+    /// Verifies under the store lock, or without it on a store nobody can write (read-only).
+    private func verifyLocked(_ layout: StoreLayout, platform: Platform) async -> Verification {
+        var lock: StoreLock?
+        if FileManager.default.fileExists(atPath: layout.directory.path) {
+            do {
+                lock = try await StoreLock.acquire(layout, timeout: options.lockTimeout, pollInterval: options.lockPollInterval, sleep: options.sleep)
+                guard lock != nil else { return .locked }
+            } catch {
+                // A read-only store: nobody writes it through this path; verify without the lock.
+            }
+        }
+        defer { lock?.release() }
+        return .report(await Verifier.verify(layout, expecting: manifest.models.filter { $0.applies(to: platform) }.map(\.id)))
+    }
+}
