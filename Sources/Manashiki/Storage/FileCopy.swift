@@ -49,18 +49,14 @@ package enum FileCopy {
         var created = false
         var fd: Int32 = -1
         do {
-            #if os(macOS) || os(iOS) || os(tvOS) || os(watchOS) || os(visionOS)
-            // fclonefileat(2): macOS 10.12+, iOS/tvOS/watchOS 10+ (xnu 3789, <sys/clonefile.h>),
-            // below every deployment target. APFS shares the blocks; elsewhere it fails
-            // (ENOTSUP, EXDEV) and the plain copy runs.
-            if fclonefileat(source, directoryFD, name, 0) == 0 {
+            // A copy-on-write clone where the platform and file system have one (APFS).
+            if FileClone.clone(source, into: directoryFD, name: name) {
                 created = true
                 fd = try POSIX.call("open", displayPath) { openat(directoryFD, name, O_RDWR | O_NOFOLLOW | O_CLOEXEC) }
                 _ = flock(fd, LOCK_EX | LOCK_NB)
                 let (sha, size) = try hash(fd, path: displayPath, maxSize: maxSize)
                 return Copied(fd: fd, sha256: sha, size: size, method: "clonefile")
             }
-            #endif
             fd = try POSIX.call("create", displayPath) { openat(directoryFD, name, O_RDWR | O_CREAT | O_EXCL | O_NOFOLLOW | O_CLOEXEC, 0o644) }
             created = true
             _ = flock(fd, LOCK_EX | LOCK_NB)

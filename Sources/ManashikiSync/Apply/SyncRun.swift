@@ -392,13 +392,9 @@ final class SyncRun: Sendable {
     /// The run's sources: `--from` first, then the manifest's, bundle paths resolved.
     private func makeFetcher() -> ArtifactFetcher {
         let resolved = (options.extraSources + manifest.sources).map { source -> ArtifactFetcher.ResolvedSource in
-            switch source.kind {
-            case .bundle(let path):
-                let url = manifest.bundleDirectory(path)
-                return ArtifactFetcher.ResolvedSource(source: source, bundle: BundleLayout(directory: url), label: "bundle \(url.path)")
-            case .mirror:
-                return ArtifactFetcher.ResolvedSource(source: source, bundle: nil, label: source.description)
-            }
+            var bundle: BundleLayout?
+            if case .bundle(let path) = source.kind { bundle = BundleLayout(directory: manifest.bundleDirectory(path)) }
+            return ArtifactFetcher.ResolvedSource(source: source, bundle: bundle, label: manifest.label(of: source))
         }
         return ArtifactFetcher(sources: resolved, mirrorClient: registry as? any MirrorDownloading, offline: options.offline,
                                mirrorIdleTimeout: options.mirrorIdleTimeout)

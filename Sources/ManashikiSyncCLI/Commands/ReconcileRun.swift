@@ -23,6 +23,8 @@ struct ReconcileRun: Sendable {
             JSONEventWriter(console: context.console).emit("run.started", [
                 "command": command, "manifest": ManifestLoader.url(context.global, currentDirectory: context.console.currentDirectory).path,
                 "store": manifest.storeDirectory.path, "registry": manifest.registry.baseURL.absoluteString, "dryRun": dryRun,
+                "offline": reconciler.options.offline, "locked": reconciler.options.lock != nil, "fallback": manifest.fallback.rawValue,
+                "sources": (reconciler.options.extraSources + manifest.sources).map(manifest.label(of:)),
             ])
         }
         let start = context.console.now()

@@ -70,6 +70,9 @@ struct FleetTests {
         let plan = try #require(result.jsonLines().first { $0["type"] as? String == "plan" })
         let items = try #require(plan["items"] as? [[String: Any]])
         #expect(items.allSatisfy { $0["source"] as? String == "mirror \(nginx.baseURL)" })
+        let started = try #require(result.jsonLines().first { $0["type"] as? String == "run.started" })
+        #expect(started["sources"] as? [String] == ["mirror \(nginx.baseURL)"])
+        #expect(started["offline"] as? Bool == false && started["fallback"] as? String == "registry")
         // The mirror saw the blob requests, and never a key or an Authorization header.
         #expect(log.split(separator: "\n").count == 2, "\(log)")
         #expect(log.contains("/blobs/sha256/\(fixture.registry.sha256(modelId: "alpha")) 200"))
