@@ -135,3 +135,42 @@ struct VerifyReliabilityTests {
         #expect(try await f.run(["verify"]).status == 0)
     }
 }
+
+/// The manifest's JSON, read strictly by the real binary (issue 13).
+@Suite("Reliability: manifest syntax")
+struct ManifestSyntaxTests {
+    @Test("a trailing comma or a duplicate key: exit 2, the path on stderr, no request, no store")
+    func strict() async throws {
+        let f = try SyncFixture(models: ["alpha"])
+        for (text, path) in [(#"{"id": "alpha",}"#, "models[0]"), (#"{"id": "alpha", "id": "beta"}"#, "models[0]")] {
+            let manifest = String(decoding: try Data(contentsOf: f.manifestURL), as: UTF8.self)
+                .replacingOccurrences(of: #"{"id": "alpha"}"#, with: text)
+            try Data(manifest.utf8).write(to: f.manifestURL)
+            let result = try await f.run(["plan"])
+            #expect(result.status == 2, "\(result.all)")
+            #expect(result.stderrLines.contains { $0.contains("\(path): not valid JSON: ") }, "\(result.stderr)")
+            #expect(f.registry.requestLog().isEmpty)
+            #expect(!FileManager.default.fileExists(atPath: f.store.path))
+            try f.writeManifest(models: ["alpha"])
+        }
+    }
+
+    @Test("the README's sample of manifest errors is what the binary prints")
+    func readmeSample() async throws {
+        let readme = try String(contentsOf: URL(fileURLWithPath: #filePath).deletingLastPathComponent()
+            .deletingLastPathComponent().deletingLastPathComponent().appendingPathComponent("README.md"), encoding: .utf8)
+        let intro = try #require(readme.range(of: "Mistakes are reported all at once"))
+        let start = try #require(readme.range(of: "```text\n", range: intro.upperBound..<readme.endIndex))
+        let end = try #require(readme.range(of: "```", range: start.upperBound..<readme.endIndex))
+        let sample = readme[start.upperBound..<end.lowerBound].split(separator: "\n").map(String.init)
+        let f = try SyncFixture(models: ["alpha", "beta", "gamma"],
+                                extraEntries: [#"{"id": "delta", "version": "1.x"}"#])
+        let manifest = String(decoding: try Data(contentsOf: f.manifestURL), as: UTF8.self)
+            .replacingOccurrences(of: #"{"id": "alpha"}"#, with: #"{"id": "alpha", "verison": "^1.0"}"#)
+        try Data(manifest.utf8).write(to: f.manifestURL)
+        let result = try await f.run(["plan"])
+        #expect(result.status == 2)
+        #expect(sample.count == 2)
+        #expect(result.stderrLines == sample, "README:\n\(sample.joined(separator: "\n"))\nbinary:\n\(result.stderr)")
+    }
+}

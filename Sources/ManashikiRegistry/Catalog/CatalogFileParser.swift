@@ -23,6 +23,13 @@ enum CatalogFileParser {
             throw CatalogFileError(file: file.path, jsonPath: "$", problem: "the file cannot be read (missing or not readable)",
                                    fix: "create \(fileName) in the catalog directory (copy examples/registry/\(fileName))")
         }
+        // Strict first: a trailing comma or a duplicate key (which readers resolve differently)
+        // is refused with its path; the tree is then walked as Foundation objects.
+        do { _ = try JSONValue.parse(data) } catch {
+            throw CatalogFileError(file: file.path, jsonPath: error.path.isEmpty ? "$" : "$.\(error.path)",
+                                   problem: "not valid JSON: \(error.message) (line \(error.line), column \(error.column))",
+                                   fix: "remove the trailing comma or the duplicate key, or fix the quote or bracket at that place")
+        }
         let root: Any
         do {
             root = try JSONSerialization.jsonObject(with: data)

@@ -1,4 +1,5 @@
 import Foundation
+import ManashikiCore
 
 /// One model in the development registry: the wire record's fields plus where its bytes come
 /// from. `size` and `sha256` are computed from the artifact.

@@ -161,7 +161,8 @@ final class SyncRun: Sendable {
         }
         let snapshot = await StoreScanner.snapshot(layout, state: initial, identities: identities, candidateSizes: sizes)
         var input = PlanInput(manifest: planManifest, device: options.device ?? manifest.device ?? .current, snapshot: snapshot,
-                              catalog: catalog, invalidCatalogEntries: invalidEntries, freeBytes: options.freeSpace(layout.directory), forcePrune: options.forcePrune)
+                              catalog: catalog, invalidCatalogEntries: invalidEntries, freeBytes: options.freeSpace(layout.directory), forcePrune: options.forcePrune,
+                              owner: options.owner)
         let privateSource = fetcher.eligible(isPrivate: true).first
         for spec in manifest.models {
             if let entry = byId[spec.id], let cached = initial.record(spec.id, version: entry.version) { input.records[spec.id] = cached }
@@ -433,7 +434,10 @@ final class SyncRun: Sendable {
     /// with a final write).
     private func record(_ id: String, _ installed: StoreState.Installed) {
         state.withLock { s in
-            s.models[id] = installed
+            // The owners who wanted the previous file still want this one.
+            var entry = installed
+            entry.owners = s.models[id]?.owners
+            s.models[id] = entry.claimed(by: options.owner)
             persist(s)
         }
     }
@@ -502,6 +506,12 @@ final class SyncRun: Sendable {
     private func finishState(initial: StoreState, catalog: [String: ModelEntry], warnings: inout [String]) {
         let final: StoreState = state.withLock { s in
             for id in s.models.keys where FileIdentity.of(layout.modelFile(id)) == nil { s.models[id] = nil }
+            // Claims: this owner wants what its manifest lists, and no longer what it does not
+            // (the last claim goes only with the file, by a prune).
+            let listed = Set(manifest.models.map(\.id))
+            for (id, entry) in s.models {
+                s.models[id] = listed.contains(id) ? entry.claimed(by: options.owner) : entry.released(by: options.owner)
+            }
             // Keep records only for catalog versions that are not installed (skipped, blocked or
             // failed models are checked again every run). An installed, current model never needs
             // its record again, and caching it made every run decode thousands of records.

@@ -1,4 +1,5 @@
 import Foundation
+import ManashikiCore
 import Manashiki
 
 /// Parses the manifest's `sources` and `fallback` (and `sync --from`), reporting every problem

@@ -39,7 +39,7 @@ struct ManifestValidator {
         guard let value else {
             throw ManifestError(problems: [ManifestProblem(path: "schemaVersion", message: "is missing", hint: "add \"schemaVersion\": \(supported)")])
         }
-        guard case .number(let n) = value, n == n.rounded() else {
+        guard let n = value.number, n == n.rounded() else {
             throw ManifestError(problems: [ManifestProblem(path: "schemaVersion", message: "must be an integer, not \(value.typeName)", hint: "write \"schemaVersion\": \(supported)")])
         }
         guard Int(n) == supported else {
@@ -321,7 +321,7 @@ struct ManifestValidator {
     private mutating func int(_ o: [String: JSONValue], _ key: String, at path: String, range: ClosedRange<Int>) -> Int? {
         guard let value = o[key] else { return nil }
         let full = ManifestPath.join(path, key)
-        guard case .number(let n) = value, n == n.rounded(), abs(n) < 1e15 else {
+        guard let n = value.number, n == n.rounded(), abs(n) < 1e15 else {
             problems.append(ManifestProblem(path: full, message: "must be an integer, not \(value.typeName == "a number" ? "a fraction" : value.typeName)"))
             return nil
         }

@@ -1,4 +1,5 @@
 import Foundation
+import ManashikiCore
 import Manashiki
 
 /// The desired state of a model store: which models, which versions, for which devices, from
@@ -6,7 +7,7 @@ import Manashiki
 ///
 /// ```swift
 /// let manifest = try Manifest.load(contentsOf: URL(fileURLWithPath: "models.json"))
-/// // or: try JSONDecoder().decode(Manifest.self, from: data)
+/// // or: try Manifest.decode(data)   (strict JSON; JSONDecoder also works, with its own parser)
 /// ```
 /// See `examples/manifest.schema.json` and `examples/manifests/` for the format.
 public struct Manifest: Sendable, Hashable, Decodable {
@@ -59,12 +60,16 @@ public struct Manifest: Sendable, Hashable, Decodable {
 
     /// Decodes and validates manifest JSON.
     /// - Throws: `ManifestError` listing every problem.
+    ///
+    /// JSON is read strictly: a trailing comma or a duplicate key is refused with its path
+    /// (readers disagree on duplicates: Foundation keeps the first, jq and Python the last).
     public static func decode(_ data: Data) throws -> Manifest {
-        do { return try JSONDecoder().decode(Manifest.self, from: data) } catch let error as ManifestError {
-            throw error
-        } catch {
-            throw ManifestError(problems: [ManifestProblem(path: "", message: "the manifest is not valid JSON", hint: "check for a missing comma, quote or bracket")])
+        let value: JSONValue
+        do { value = try JSONValue.parse(data) } catch {
+            throw ManifestError(problems: [ManifestProblem(path: error.path, message: "not valid JSON: \(error.message) (line \(error.line), column \(error.column))",
+                                                           hint: "check for a missing or extra comma, quote or bracket")])
         }
+        return try ManifestValidator.validate(value)
     }
 
     /// Decodes through `JSONDecoder`, validating the whole document.

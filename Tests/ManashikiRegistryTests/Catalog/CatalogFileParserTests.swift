@@ -52,8 +52,18 @@ struct CatalogFileParserTests {
     func invalidJSON() throws {
         let error = try #require(try Self.error("{\"models\": [,]}"))
         #expect(error.file.hasSuffix("catalog.json"))
-        #expect(error.jsonPath == "$")
+        #expect(error.jsonPath == "$.models[0]")
         #expect(error.description.contains("Fix:"))
+    }
+
+    @Test("a trailing comma or a duplicate key is refused with its JSON path (the strict parser of the manifest)")
+    func strictJSON() throws {
+        let comma = try #require(try Self.error(#"{"models": [], "keys": [{"secret": "x"},]}"#))
+        #expect(comma.jsonPath == "$.keys")
+        #expect(comma.problem.contains("trailing comma"))
+        let duplicate = try #require(try Self.error(#"{"models": [{"modelId": "a", "modelId": "b"}]}"#))
+        #expect(duplicate.jsonPath == "$.models[0]")
+        #expect(duplicate.problem.contains(#"duplicate key "modelId""#))
     }
 
     @Test("problems inside records name the JSON path, the problem and the fix")

@@ -138,8 +138,22 @@ struct ManifestValidationTests {
 
     @Test("invalid JSON and a non-object document are refused with a hint")
     func notJSON() {
-        #expect(only(#"{"schemaVersion": 1,"#)?.message == "the manifest is not valid JSON")
+        #expect(only(#"{"schemaVersion": 1,"#)?.message.hasPrefix("not valid JSON: unexpected end of the document where a key") == true)
         #expect(only(#"[1, 2]"#)?.message == "the manifest must be a JSON object, not an array")
+    }
+
+    @Test("trailing commas and duplicate keys are refused with the path of the problem (Foundation would accept them)")
+    func strictJSON() {
+        let comma = only(#"{"schemaVersion": 1, "models": [{"id": "a",}]}"#)
+        #expect(comma?.path == "models[0]")
+        #expect(comma?.message == #"not valid JSON: trailing comma before "}" (line 1, column 44)"#)
+        let arrayComma = only(#"{"schemaVersion": 1, "models": [{"id": "a"},]}"#)
+        #expect(arrayComma?.path == "models")
+        #expect(arrayComma?.message.hasPrefix(#"not valid JSON: trailing comma before "]""#) == true)
+        let duplicate = only("{\"schemaVersion\": 1,\n \"models\": [{\"id\": \"a\",\n  \"id\": \"b\"}]}")
+        #expect(duplicate?.path == "models[0]")
+        #expect(duplicate?.message.hasPrefix(#"not valid JSON: duplicate key "id" (the first is at line 2); keep one"#) == true, "\(String(describing: duplicate))")
+        #expect(only(#"{"schemaVersion": 1, "schemaVersion": 1, "models": []}"#)?.message.contains("duplicate key \"schemaVersion\"") == true)
     }
 
     @Test("sunset in the lifecycle policy and a wrong type are refused")
