@@ -1,7 +1,7 @@
 import Foundation
 
 /// A parsed command line: what to run and with which options.
-public enum Command: Sendable, Equatable {
+package enum Command: Sendable, Equatable {
     /// `plan`: what a sync would do, changing nothing.
     case plan(GlobalOptions)
     /// `sync`: reconcile the store with the manifest.
@@ -20,7 +20,7 @@ public enum Command: Sendable, Equatable {
     case version
 
     /// The command names.
-    public enum CommandName: String, Sendable, Equatable, CaseIterable {
+    package enum CommandName: String, Sendable, Equatable, CaseIterable {
         /// `plan`.
         case plan
         /// `sync`.
@@ -37,43 +37,43 @@ public enum Command: Sendable, Equatable {
 }
 
 /// The options of `sync`.
-public struct SyncOptions: Sendable, Equatable {
+package struct SyncOptions: Sendable, Equatable {
     /// `--dry-run`: plan and print, apply nothing.
-    public var dryRun = false
+    package var dryRun = false
     /// `--concurrency N`: downloads at once (overrides `store.concurrency`).
-    public var concurrency: Int?
+    package var concurrency: Int?
     /// `--max-delete N`: the most prunes one run may do (overrides `store.prune.maxDeletes`).
-    public var maxDeletes: Int?
+    package var maxDeletes: Int?
     /// `--no-prune`: delete nothing this run.
-    public var noPrune = false
+    package var noPrune = false
     /// `--every DURATION`: loop mode, one sync per interval.
-    public var every: Duration?
+    package var every: Duration?
     /// `--jitter DURATION`: a random extra wait (0…jitter) before each looped run.
-    public var jitter: Duration = .zero
+    package var jitter: Duration = .zero
     /// `--metrics-file PATH`: a Prometheus textfile written after every run (overrides the
     /// manifest's `metrics.file`).
-    public var metricsFile: String?
+    package var metricsFile: String?
     /// `--max-rate RATE`: one bandwidth limit for all of the run's downloads, bytes per second
     /// (overrides the manifest's `policies.maxBytesPerSecond`).
-    public var maxRate: Int64?
+    package var maxRate: Int64?
 
     /// Defaults: apply, manifest's concurrency and prune policy, run once.
-    public init() {}
+    package init() {}
 }
 
 /// The options of `verify`.
-public struct VerifyOptions: Sendable, Equatable {
+package struct VerifyOptions: Sendable, Equatable {
     /// `--repair`: re-download what is corrupt or missing.
-    public var repair = false
+    package var repair = false
 
     /// Defaults: report only.
-    public init() {}
+    package init() {}
 }
 
 /// The options of `export`.
-public struct ExportOptions: Sendable, Equatable {
+package struct ExportOptions: Sendable, Equatable {
     /// Which models go into the bundle.
-    public enum Selection: String, Sendable, Equatable, CaseIterable {
+    package enum Selection: String, Sendable, Equatable, CaseIterable {
         /// Every verified model in the store.
         case store
         /// The manifest's models.
@@ -83,19 +83,19 @@ public struct ExportOptions: Sendable, Equatable {
     }
 
     /// The bundle directory (created if needed).
-    public var directory: String = ""
+    package var directory: String = ""
     /// `--select store|manifest|lock` (default `store`).
-    public var selection: Selection = .store
+    package var selection: Selection = .store
 
     /// Defaults: the whole store.
-    public init() {}
+    package init() {}
 }
 
 /// The options of `lock`.
-public struct LockOptions: Sendable, Equatable {
+package struct LockOptions: Sendable, Equatable {
     /// `--check`: compare the lock with the manifest and the catalog, write nothing.
-    public var check = false
+    package var check = false
 
     /// Defaults: write the lock.
-    public init() {}
+    package init() {}
 }

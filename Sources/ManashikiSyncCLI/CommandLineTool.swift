@@ -8,9 +8,9 @@ import Foundation
 /// ```
 public struct CommandLineTool: Sendable {
     /// Where output goes.
-    public let console: Console
+    package let console: Console
     /// Whether SIGINT/SIGTERM handlers are installed (off in in-process tests).
-    public let handlesSignals: Bool
+    package let handlesSignals: Bool
 
     /// Creates the tool.
     public init(console: Console, handlesSignals: Bool = true) {
@@ -21,7 +21,7 @@ public struct CommandLineTool: Sendable {
     /// Runs the command line `arguments` (without the program name) and returns the exit code.
     public func run(_ arguments: [String]) async -> ExitCode {
         let command: Command
-        do { command = try ArgumentParser.parse(arguments) } catch {
+        do { command = try CommandLineParser.parse(arguments) } catch {
             console.error(error.message)
             let help = error.command.map { "manashiki-sync \($0.rawValue) --help" } ?? "manashiki-sync --help"
             console.err.write("Run `\(help)` for usage.\n")
@@ -47,7 +47,7 @@ public struct CommandLineTool: Sendable {
     }
 
     /// Runs a parsed command.
-    public func execute(_ command: Command) async -> ExitCode {
+    package func execute(_ command: Command) async -> ExitCode {
         switch command {
         case .plan(let global):
             return await PlanCommand(context: CommandContext(console: console, global: global)).run()

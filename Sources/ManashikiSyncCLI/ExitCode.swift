@@ -34,7 +34,7 @@ public enum ExitCode: Int32, Sendable, CaseIterable, CustomStringConvertible {
     case terminated = 143
 
     /// A short name used in JSON output (`"partial-failure"`).
-    public var name: String {
+    package var name: String {
         switch self {
         case .success: return "success"
         case .failure: return "failure"

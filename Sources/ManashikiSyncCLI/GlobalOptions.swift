@@ -1,9 +1,9 @@
 import Foundation
 
 /// Options every command accepts.
-public struct GlobalOptions: Sendable, Equatable {
+package struct GlobalOptions: Sendable, Equatable {
     /// How the live progress display is chosen.
-    public enum ProgressMode: String, Sendable, Equatable, CaseIterable {
+    package enum ProgressMode: String, Sendable, Equatable, CaseIterable {
         /// A live display when standard output is a terminal, plain lines otherwise.
         case auto
         /// Always the live display (ANSI control sequences).
@@ -13,7 +13,7 @@ public struct GlobalOptions: Sendable, Equatable {
     }
 
     /// How much is printed.
-    public enum Verbosity: Int, Sendable, Equatable, Comparable {
+    package enum Verbosity: Int, Sendable, Equatable, Comparable {
         /// Errors only (on stderr).
         case quiet
         /// Progress, results and a summary.
@@ -22,38 +22,38 @@ public struct GlobalOptions: Sendable, Equatable {
         case verbose
 
         /// Orders by amount of output.
-        public static func < (a: Verbosity, b: Verbosity) -> Bool { a.rawValue < b.rawValue }
+        package static func < (a: Verbosity, b: Verbosity) -> Bool { a.rawValue < b.rawValue }
     }
 
     /// The manifest path (default `./manashiki.json`).
-    public var manifestPath: String = GlobalOptions.defaultManifestPath
+    package var manifestPath: String = GlobalOptions.defaultManifestPath
     /// Whether `--manifest` was given explicitly.
-    public var manifestGiven: Bool = false
+    package var manifestGiven: Bool = false
     /// `--store DIR`: overrides the manifest's `store.directory`.
-    public var storeDirectory: String?
+    package var storeDirectory: String?
     /// `--json`: NDJSON events and a summary object on stdout.
-    public var json: Bool = false
+    package var json: Bool = false
     /// `--quiet` / `--verbose`.
-    public var verbosity: Verbosity = .normal
+    package var verbosity: Verbosity = .normal
     /// `--progress auto|always|never`.
-    public var progress: ProgressMode = .auto
+    package var progress: ProgressMode = .auto
     /// `--api-key-file PATH`.
-    public var apiKeyFile: String?
+    package var apiKeyFile: String?
     /// `--lock-timeout DURATION`: how long to wait for another run's lock (default 30 s).
-    public var lockTimeout: Duration = .seconds(30)
+    package var lockTimeout: Duration = .seconds(30)
 
     /// `--lock-file PATH`: the lock file (default `manashiki.lock.json` beside the manifest).
-    public var lockFile: String?
+    package var lockFile: String?
     /// `--locked` (plan, sync): install exactly the lock file's artifacts, refuse anything else.
-    public var locked: Bool = false
+    package var locked: Bool = false
     /// `--offline` (plan, sync): no network request at all; plan from the lock or the bundles.
-    public var offline: Bool = false
+    package var offline: Bool = false
     /// `--from DIR|URL` (plan, sync, repeatable): sources tried before the manifest's.
-    public var from: [String] = []
+    package var from: [String] = []
 
     /// The default manifest path.
-    public static let defaultManifestPath = "manashiki.json"
+    package static let defaultManifestPath = "manashiki.json"
 
     /// Options with every default.
-    public init() {}
+    package init() {}
 }

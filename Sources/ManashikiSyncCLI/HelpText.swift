@@ -1,13 +1,18 @@
 import Foundation
 import Manashiki
 
-/// The `--help` texts, one per command.
-public enum HelpText {
+/// The `--help` texts, one per command. Option lists come from `CommandLineParser.options`.
+package enum HelpText {
+    /// Help lines for `names`, from the option table.
+    static func options(_ names: [String], labelWidth: Int = 20, shortColumn: Bool = false) -> String {
+        CommandLineParser.options.help(names, labelWidth: labelWidth, shortColumn: shortColumn)
+    }
+
     /// The program's version (the SDK's).
-    public static var version: String { "manashiki-sync \(ManashikiSDK.version)" }
+    package static var version: String { "manashiki-sync \(ManashikiSDK.version)" }
 
     /// The help for `topic`, or the overview.
-    public static func text(for topic: Command.CommandName?) -> String {
+    package static func text(for topic: Command.CommandName?) -> String {
         switch topic {
         case nil: return overview
         case .plan: return plan
@@ -21,20 +26,8 @@ public enum HelpText {
 
     static let globalOptions = """
     OPTIONS (every command)
-      -m, --manifest PATH      the manifest (default ./manashiki.json)
-          --store DIR          the model store, overriding the manifest's store.directory
-          --api-key-file PATH  read the API key from PATH (one trailing newline is stripped);
-                               otherwise MANASHIKI_API_KEY, otherwise the manifest's
-                               registry.apiKey source. There is no --api-key: a key on the
-                               command line would show in `ps` and shell history.
-          --json               NDJSON events and a final summary object on stdout
-                               (schema "manashiki-sync/v1")
-      -q, --quiet              print only errors (stderr)
-      -v, --verbose            also print reasons, retries and where the key came from
-          --progress MODE      auto (live display on a terminal), always, never
-          --lock-timeout D     wait up to D for another run's lock (default 30s), then exit 75
-      -h, --help               this help
-          --version            print the version
+    \(options(["--manifest", "--store", "--api-key-file", "--json", "--quiet", "--verbose", "--progress", "--lock-timeout", "--help", "--version"],
+              labelWidth: 25, shortColumn: true))
 
     ENVIRONMENT
       MANASHIKI_API_KEY        the API key (never printed)
@@ -91,16 +84,7 @@ public enum HelpText {
                           [options]
 
     SYNC OPTIONS
-      --dry-run           plan and print, apply nothing (exit 0 unless the plan fails)
-      --concurrency N     downloads at once (default: the manifest's store.concurrency)
-      --max-delete N      refuse to prune more than N files this run (store.prune.maxDeletes)
-      --no-prune          delete nothing this run
-      --every D           loop: sync now, then every D (e.g. 6h), for hosts without timers
-      --jitter D          with --every: wait a random 0…D more before each run (e.g. 10m)
-      --max-rate RATE     one limit for all downloads together, e.g. 20M (MiB/s), 512K
-                          (the manifest's policies.maxBytesPerSecond)
-      --metrics-file PATH after every run, replace PATH atomically with Prometheus metrics
-                          (node_exporter textfile collector; the manifest's metrics.file)
+    \(options(["--dry-run", "--concurrency", "--max-delete", "--no-prune", "--every", "--jitter", "--max-rate", "--metrics-file"]))
 
     Downloads are verified (SHA-256) and installed atomically; prunes run last and only when
     everything else succeeded. Exit codes: 0 success, 1 failure, 2 usage/manifest/key error,
@@ -114,12 +98,7 @@ public enum HelpText {
 
     static let sourceOptions = """
     SOURCE OPTIONS (plan, sync)
-      --from DIR|URL      try this bundle directory or mirror first (repeatable; before the
-                          manifest's "sources")
-      --locked            install exactly the lock file's artifacts; refuse anything else
-      --offline           no network request at all: plan from the lock file or the bundles'
-                          indexes; what cannot be satisfied is reported per model (exit 3)
-      --lock-file PATH    the lock file (default manashiki.lock.json beside the manifest)
+    \(options(["--from", "--locked", "--offline", "--lock-file"]))
     """
 
     static let export = """
@@ -138,8 +117,7 @@ public enum HelpText {
     2 usage/manifest/lock error, 75 the store is locked by a running sync.
 
     EXPORT OPTIONS
-      --select WHAT       store (default), manifest or lock
-      --lock-file PATH    the lock file for --select lock
+    \(CommandLineParser.options.help([("--select", nil), ("--lock-file", "the lock file for --select lock")], labelWidth: 20))
 
     \(globalOptions)
     """
@@ -159,8 +137,7 @@ public enum HelpText {
     1 registry unreachable, 2 usage/manifest/key/lock-file error.
 
     LOCK OPTIONS
-      --check             compare, write nothing
-      --lock-file PATH    the lock file (default manashiki.lock.json beside the manifest)
+    \(options(["--check", "--lock-file"]))
 
     \(globalOptions)
     """

@@ -2,18 +2,18 @@ import Foundation
 
 /// `sync --every 6h --jitter 10m`: runs now, then waits the interval plus a random 0…jitter
 /// before each next run, until cancelled. For hosts without systemd timers or cron.
-public struct LoopScheduler: Sendable {
+package struct LoopScheduler: Sendable {
     /// The interval between runs.
-    public var interval: Duration
+    package var interval: Duration
     /// The largest random extra wait.
-    public var jitter: Duration
+    package var jitter: Duration
     /// A random number in 0..<1 (injectable for tests).
-    public var random: @Sendable () -> Double
+    package var random: @Sendable () -> Double
     /// How to wait (injectable for tests); throws when cancelled.
-    public var sleep: @Sendable (Duration) async throws -> Void
+    package var sleep: @Sendable (Duration) async throws -> Void
 
     /// Creates a scheduler.
-    public init(interval: Duration, jitter: Duration = .zero,
+    package init(interval: Duration, jitter: Duration = .zero,
                 random: @escaping @Sendable () -> Double = { Double.random(in: 0..<1) },
                 sleep: @escaping @Sendable (Duration) async throws -> Void = { try await Task.sleep(for: $0) }) {
         self.interval = interval
@@ -23,7 +23,7 @@ public struct LoopScheduler: Sendable {
     }
 
     /// The wait before the next run: `interval + jitter × random()`, whole milliseconds.
-    public func nextDelay() -> Duration {
+    package func nextDelay() -> Duration {
         let extra = JSONEventWriter.seconds(jitter) * min(max(random(), 0), 1)
         return interval + .milliseconds(Int64((extra * 1000).rounded(.down)))
     }
@@ -31,7 +31,7 @@ public struct LoopScheduler: Sendable {
     /// Runs `body` now and after each delay until the task is cancelled or `body` returns
     /// false; `onWait` is told each wait before it starts. Returns how many runs were made.
     @discardableResult
-    public func run(onWait: @Sendable (Duration) -> Void = { _ in }, _ body: @Sendable () async -> Bool) async -> Int {
+    package func run(onWait: @Sendable (Duration) -> Void = { _ in }, _ body: @Sendable () async -> Bool) async -> Int {
         var runs = 0
         while !Task.isCancelled {
             runs += 1

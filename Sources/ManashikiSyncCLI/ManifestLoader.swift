@@ -2,29 +2,29 @@ import Foundation
 import ManashikiSync
 
 /// A manifest that cannot be used, as stderr lines and JSON problems.
-public struct ConfigurationError: Error, Sendable {
+package struct ConfigurationError: Error, Sendable {
     /// One line per problem (`manifest.json: models[0].version: …`).
-    public let lines: [String]
+    package let lines: [String]
     /// The manifest's problems (path, message, hint), when it is the manifest that is wrong.
-    public let problems: [ManifestProblem]
+    package let problems: [ManifestProblem]
 }
 
 /// Loads the manifest the options name and applies the command-line overrides.
-public enum ManifestLoader {
+package enum ManifestLoader {
     /// The manifest file's URL.
-    public static func url(_ global: GlobalOptions, currentDirectory: URL) -> URL {
+    package static func url(_ global: GlobalOptions, currentDirectory: URL) -> URL {
         PathResolver.resolve(global.manifestPath, against: currentDirectory)
     }
 
     /// The lock file's URL: `--lock-file`, else `manashiki.lock.json` beside the manifest.
-    public static func lockURL(_ global: GlobalOptions, currentDirectory: URL) -> URL {
+    package static func lockURL(_ global: GlobalOptions, currentDirectory: URL) -> URL {
         if let path = global.lockFile { return PathResolver.resolve(path, against: currentDirectory) }
         return LockFile.url(besideManifest: url(global, currentDirectory: currentDirectory))
     }
 
     /// Loads, validates and overrides (`--store`, `--concurrency`, `--max-delete`, `--no-prune`).
     /// - Throws: `ConfigurationError`.
-    public static func load(_ global: GlobalOptions, sync: SyncOptions = SyncOptions(), currentDirectory: URL) throws(ConfigurationError) -> Manifest {
+    package static func load(_ global: GlobalOptions, sync: SyncOptions = SyncOptions(), currentDirectory: URL) throws(ConfigurationError) -> Manifest {
         let file = url(global, currentDirectory: currentDirectory)
         guard FileManager.default.fileExists(atPath: file.path) else {
             let hint = global.manifestGiven ? "check the path" : "create one (see examples/manifests/) or pass --manifest PATH"
@@ -53,7 +53,7 @@ public enum ManifestLoader {
     /// The store directory for offline commands (`verify`, `status`): `--store`, else the
     /// manifest's. The manifest is optional when `--store` is given and `--manifest` is not.
     /// - Throws: `ConfigurationError`.
-    public static func store(_ global: GlobalOptions, currentDirectory: URL) throws(ConfigurationError) -> (URL, Manifest?) {
+    package static func store(_ global: GlobalOptions, currentDirectory: URL) throws(ConfigurationError) -> (URL, Manifest?) {
         let file = url(global, currentDirectory: currentDirectory)
         if let store = global.storeDirectory, !global.manifestGiven, !FileManager.default.fileExists(atPath: file.path) {
             return (PathResolver.resolve(store, against: currentDirectory), nil)

@@ -2,10 +2,10 @@ import Foundation
 import Testing
 @testable import ManashikiSyncCLI
 
-@Suite("ArgumentParser: export, lock and source options")
+@Suite("CommandLineParser: export, lock and source options")
 struct FleetArgumentTests {
     func usageError(_ args: [String]) -> UsageError? {
-        do { _ = try ArgumentParser.parse(args); return nil } catch { return error }
+        do { _ = try CommandLineParser.parse(args); return nil } catch { return error }
     }
 
     @Test("export, lock and the source options parse")
@@ -15,17 +15,17 @@ struct FleetArgumentTests {
         export.selection = .lock
         var global = GlobalOptions()
         global.lockFile = "x.lock.json"
-        #expect(try ArgumentParser.parse(["export", "out", "--select", "lock", "--lock-file", "x.lock.json"]) == .export(global, export))
+        #expect(try CommandLineParser.parse(["export", "out", "--select", "lock", "--lock-file", "x.lock.json"]) == .export(global, export))
         var check = LockOptions()
         check.check = true
-        #expect(try ArgumentParser.parse(["lock", "--check"]) == .lock(GlobalOptions(), check))
+        #expect(try CommandLineParser.parse(["lock", "--check"]) == .lock(GlobalOptions(), check))
         var sources = GlobalOptions()
         sources.locked = true
         sources.offline = true
         sources.from = ["/media/usb", "https://cache.example/b"]
-        #expect(try ArgumentParser.parse(["sync", "--locked", "--offline", "--from", "/media/usb", "--from=https://cache.example/b"])
+        #expect(try CommandLineParser.parse(["sync", "--locked", "--offline", "--from", "/media/usb", "--from=https://cache.example/b"])
                 == .sync(sources, SyncOptions()))
-        #expect(try ArgumentParser.parse(["plan", "--offline"]) == .plan({ var g = GlobalOptions(); g.offline = true; return g }()))
+        #expect(try CommandLineParser.parse(["plan", "--offline"]) == .plan({ var g = GlobalOptions(); g.offline = true; return g }()))
     }
 
     @Test("options used with the wrong command are usage errors naming the right one", arguments: [

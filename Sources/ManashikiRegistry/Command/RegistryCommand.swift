@@ -1,5 +1,6 @@
 import Foundation
 import Dispatch
+import ManashikiCore
 #if canImport(Glibc)
 import Glibc
 #elseif canImport(Musl)
@@ -26,16 +27,7 @@ public enum RegistryCommand {
       manashiki-registry --help
 
     SERVE OPTIONS
-      --port N             API port (default 8080; 0 picks a free port)
-      --storage-port M     storage (CDN stand-in) port (default N+1, or 0 when N is 0)
-      --host ADDR          IPv4 address to bind (default 127.0.0.1)
-      --allow-remote       allow a non-loopback --host
-      --advertise-host H   host name used in printed and signed URLs (default: --host)
-      --url-ttl S          lifetime of signed download URLs in seconds (default 300)
-      --upload-url-ttl S   lifetime of upload URLs in seconds (default 900)
-      --admin-token T      require X-Admin-Token: T on /_admin/* (default: loopback only)
-      --cache-dir DIR      where generated artifacts are cached (default $TMPDIR/manashiki-registry-cache)
-      --ready-file PATH    once listening, write {"apiBaseURL": …, "storageBaseURL": …, "pid": …} to PATH
+    \(options.help(options.options.filter { $0.commands == ["serve"] }.map { $0.names[0] }, labelWidth: 21))
 
     On start it prints the URLs and one machine-readable line:
       MANASHIKI_REGISTRY_READY {"apiBaseURL":"http://127.0.0.1:8080","storageBaseURL":"http://127.0.0.1:8081"}
@@ -106,66 +98,87 @@ public enum RegistryCommand {
         }
     }
 
+    /// What parsing has gathered so far.
+    struct ParseState: Sendable {
+        var command = ""
+        var directory: String?
+        var serve = ServeOptions()
+        var size: Int?, seed: UInt64?, output: String?
+    }
+
+    typealias Option = CommandLineOption<ParseState>
+
+    /// Every option, declared once: parsing and the usage text's SERVE OPTIONS read it.
+    static let options = OptionTable<ParseState>([
+        Option(["--port"], "N", help: "API port (default 8080; 0 picks a free port)", commands: ["serve"]) { s, v in
+            s.serve.port = try integer("--port", v)
+        },
+        Option(["--storage-port"], "M", help: "storage (CDN stand-in) port (default N+1, or 0 when N is 0)", commands: ["serve"]) { s, v in
+            s.serve.storagePort = try integer("--storage-port", v)
+        },
+        Option(["--host"], "ADDR", help: "IPv4 address to bind (default 127.0.0.1)", commands: ["serve"]) { s, v in s.serve.host = v },
+        Option(["--allow-remote"], help: "allow a non-loopback --host", commands: ["serve"]) { s, _ in s.serve.allowRemote = true },
+        Option(["--advertise-host"], "H", help: "host name used in printed and signed URLs (default: --host)", commands: ["serve"]) { s, v in
+            s.serve.advertiseHost = v
+        },
+        Option(["--url-ttl"], "S", help: "lifetime of signed download URLs in seconds (default 300)", commands: ["serve"]) { s, v in
+            s.serve.urlTTL = try integer("--url-ttl", v)
+        },
+        Option(["--upload-url-ttl"], "S", help: "lifetime of upload URLs in seconds (default 900)", commands: ["serve"]) { s, v in
+            s.serve.uploadURLTTL = try integer("--upload-url-ttl", v)
+        },
+        Option(["--admin-token"], "T", help: "require X-Admin-Token: T on /_admin/* (default: loopback only)", commands: ["serve"]) { s, v in
+            s.serve.adminToken = v
+        },
+        Option(["--cache-dir"], "DIR", help: "where generated artifacts are cached (default $TMPDIR/manashiki-registry-cache)",
+               commands: ["serve"]) { s, v in s.serve.cacheDirectory = v },
+        Option(["--ready-file"], "PATH", help: "once listening, write {\"apiBaseURL\": …, \"storageBaseURL\": …, \"pid\": …} to PATH",
+               commands: ["serve"]) { s, v in s.serve.readyFile = v },
+        Option(["--size"], "N", help: "the artifact's size in bytes", commands: ["generate"]) { s, v in s.size = try integer("--size", v) },
+        Option(["--seed"], "S", help: "the generator's seed", commands: ["generate"]) { s, v in s.seed = try integer("--seed", v) },
+        Option(["-o", "--output"], "FILE", help: "where to write it", commands: ["generate"]) { s, v in s.output = v },
+    ])
+
+    /// A non-negative integer of type `T`.
+    static func integer<T: FixedWidthInteger>(_ flag: String, _ text: String) throws(OptionError) -> T {
+        guard let n = T(text), n >= 0 else { throw OptionError("\(flag) needs a non-negative integer, not \"\(text)\"") }
+        return n
+    }
+
     /// Parses a command line (without the program name).
     static func parse(_ arguments: [String]) throws(UsageError) -> Invocation {
         guard let command = arguments.first else { throw UsageError(message: "missing command (serve, check or generate)") }
-        var rest = Array(arguments.dropFirst())
         if arguments.contains("--help") || arguments.contains("-h") || command == "help" { return .help }
-        func value(_ flag: String) throws(UsageError) -> String {
-            guard !rest.isEmpty, !rest[0].hasPrefix("--") else { throw UsageError(message: "\(flag) needs a value") }
-            return rest.removeFirst()
-        }
-        func integer<T: FixedWidthInteger>(_ flag: String, _: T.Type) throws(UsageError) -> T {
-            let text = try value(flag)
-            guard let n = T(text), n >= 0 else { throw UsageError(message: "\(flag) needs a non-negative integer, not \"\(text)\"") }
-            return n
+        guard ["serve", "check", "generate"].contains(command) else { throw UsageError(message: "unknown command \"\(command)\"") }
+        var state = ParseState()
+        state.command = command
+        do throws(OptionError) {
+            let given = try options.parse(Array(arguments.dropFirst()), into: &state,
+                unknown: { OptionError("unknown option \"\($0)\"") },
+                positional: { argument, state, _ throws(OptionError) in
+                    guard state.command != "generate", state.directory == nil else { throw OptionError("unexpected argument \"\(argument)\"") }
+                    state.directory = argument
+                })
+            if let wrong = options.scopeError(given, command: command) { throw wrong }
+        } catch {
+            throw UsageError(message: error.message)
         }
         switch command {
-        case "serve", "check":
-            guard let directory = rest.first, !directory.hasPrefix("--") else {
+        case "generate":
+            guard let size = state.size, let seed = state.seed, let output = state.output else {
+                throw UsageError(message: "generate needs --size, --seed and --output")
+            }
+            return .generate(size: size, seed: seed, output: output)
+        default:
+            guard let directory = state.directory else {
                 throw UsageError(message: "\(command) needs the catalog directory, e.g. `manashiki-registry \(command) examples/registry`")
             }
-            rest.removeFirst()
-            if command == "check" {
-                guard rest.isEmpty else { throw UsageError(message: "unexpected argument \"\(rest[0])\"") }
-                return .check(directory: directory)
-            }
-            var o = ServeOptions()
-            while !rest.isEmpty {
-                let flag = rest.removeFirst()
-                switch flag {
-                case "--port": o.port = try integer(flag, UInt16.self)
-                case "--storage-port": o.storagePort = try integer(flag, UInt16.self)
-                case "--host": o.host = try value(flag)
-                case "--allow-remote": o.allowRemote = true
-                case "--advertise-host": o.advertiseHost = try value(flag)
-                case "--url-ttl": o.urlTTL = try integer(flag, Int.self)
-                case "--upload-url-ttl": o.uploadURLTTL = try integer(flag, Int.self)
-                case "--admin-token": o.adminToken = try value(flag)
-                case "--cache-dir": o.cacheDirectory = try value(flag)
-                case "--ready-file": o.readyFile = try value(flag)
-                default: throw UsageError(message: "unknown option \"\(flag)\"")
-                }
-            }
+            if command == "check" { return .check(directory: directory) }
+            let o = state.serve
             if !o.allowRemote, !RegistryConfiguration.isLoopback(o.host) {
                 throw UsageError(message: "--host \(o.host) is not a loopback address; add --allow-remote to expose the registry to the network")
             }
             return .serve(directory: directory, configuration: o)
-        case "generate":
-            var size: Int?, seed: UInt64?, output: String?
-            while !rest.isEmpty {
-                let flag = rest.removeFirst()
-                switch flag {
-                case "--size": size = try integer(flag, Int.self)
-                case "--seed": seed = try integer(flag, UInt64.self)
-                case "--output", "-o": output = try value(flag)
-                default: throw UsageError(message: "unknown option \"\(flag)\"")
-                }
-            }
-            guard let size, let seed, let output else { throw UsageError(message: "generate needs --size, --seed and --output") }
-            return .generate(size: size, seed: seed, output: output)
-        default:
-            throw UsageError(message: "unknown command \"\(command)\"")
         }
     }
 

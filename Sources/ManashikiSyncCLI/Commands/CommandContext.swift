@@ -3,20 +3,20 @@ import ManashikiSync
 
 /// What every command needs: the console and the global options, with helpers to report the
 /// errors they share (manifest, key) in the current output mode.
-public struct CommandContext: Sendable {
+package struct CommandContext: Sendable {
     /// Where output goes.
-    public let console: Console
+    package let console: Console
     /// The global options.
-    public let global: GlobalOptions
+    package let global: GlobalOptions
 
     /// Creates a context.
-    public init(console: Console, global: GlobalOptions) {
+    package init(console: Console, global: GlobalOptions) {
         self.console = console
         self.global = global
     }
 
     /// Whether the live display is used.
-    public var live: Bool {
+    package var live: Bool {
         guard !global.json else { return false }
         switch global.progress {
         case .always: return true
@@ -28,7 +28,7 @@ public struct CommandContext: Sendable {
     /// The renderers for a plan or sync run in the current mode (always with the stderr
     /// problem reporter). Without `jsonSummary` the JSON writer leaves the `summary` line to the
     /// caller (`verify --repair` ends with its own).
-    public func renderer(dryRun: Bool, jsonSummary: Bool = true) -> any RunRenderer {
+    package func renderer(dryRun: Bool, jsonSummary: Bool = true) -> any RunRenderer {
         let problems = ProblemReporter(console: console, showWarnings: global.verbosity > .quiet)
         if global.json {
             let writer = JSONEventWriter(console: console)
@@ -39,7 +39,7 @@ public struct CommandContext: Sendable {
     }
 
     /// Prints a manifest problem (one stderr line each; a JSON summary with `--json`).
-    public func report(_ error: ConfigurationError, command: String) -> ExitCode {
+    package func report(_ error: ConfigurationError, command: String) -> ExitCode {
         error.lines.forEach(console.error)
         if global.json {
             JSONEventWriter(console: console).emit("summary", [
@@ -52,7 +52,7 @@ public struct CommandContext: Sendable {
     }
 
     /// Prints a key problem (one stderr line; a JSON summary with `--json`).
-    public func report(_ error: KeyError, command: String) -> ExitCode {
+    package func report(_ error: KeyError, command: String) -> ExitCode {
         console.error(error.message)
         if global.json {
             JSONEventWriter(console: console).emit("summary", [
@@ -64,13 +64,13 @@ public struct CommandContext: Sendable {
     }
 
     /// The key, or nil with `--offline` (no request is made, so none is needed).
-    public func loadKeyUnlessOffline(manifest: Manifest) throws(KeyError) -> LoadedKey? {
+    package func loadKeyUnlessOffline(manifest: Manifest) throws(KeyError) -> LoadedKey? {
         global.offline ? nil : try loadKey(manifest: manifest)
     }
 
     /// Loads the key, hiding it (and the manifest's session tokens from the environment) from
     /// every later output; in verbose mode says where it came from.
-    public func loadKey(manifest: Manifest) throws(KeyError) -> LoadedKey {
+    package func loadKey(manifest: Manifest) throws(KeyError) -> LoadedKey {
         let key = try KeyLoader.load(apiKeyFile: global.apiKeyFile, environment: console.environment, manifest: manifest,
                                      currentDirectory: console.currentDirectory)
         for output in [console.out, console.err] {

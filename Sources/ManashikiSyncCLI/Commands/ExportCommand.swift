@@ -4,14 +4,14 @@ import ManashikiSync
 
 /// `manashiki-sync export DIR`: write the store's verified models (or the manifest's, or the
 /// lock's) into a content-addressed bundle. No network, no key.
-public struct ExportCommand: Sendable {
+package struct ExportCommand: Sendable {
     /// The context.
-    public let context: CommandContext
+    package let context: CommandContext
     /// The export options.
-    public let options: ExportOptions
+    package let options: ExportOptions
 
     /// Creates the command.
-    public init(context: CommandContext, options: ExportOptions) {
+    package init(context: CommandContext, options: ExportOptions) {
         self.context = context
         self.options = options
     }
@@ -19,7 +19,7 @@ public struct ExportCommand: Sendable {
     /// Runs it: 0 everything selected is in the bundle, 3 some models could not be exported,
     /// 1 none could (or the bundle or store is unusable), 2 usage/manifest/lock error, 75 the
     /// store is locked by a running sync.
-    public func run() async -> ExitCode {
+    package func run() async -> ExitCode {
         let cwd = context.console.currentDirectory
         let store: URL, manifest: Manifest?
         do { (store, manifest) = try ManifestLoader.store(context.global, currentDirectory: cwd) } catch {

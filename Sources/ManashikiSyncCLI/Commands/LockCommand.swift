@@ -5,14 +5,14 @@ import ManashikiSync
 /// `manashiki-sync lock`: resolve the manifest against the registry's catalog and write
 /// `manashiki.lock.json` beside it; `lock --check` compares an existing lock with the manifest
 /// and the catalog and writes nothing (for CI).
-public struct LockCommand: Sendable {
+package struct LockCommand: Sendable {
     /// The context.
-    public let context: CommandContext
+    package let context: CommandContext
     /// The lock options.
-    public let options: LockOptions
+    package let options: LockOptions
 
     /// Creates the command.
-    public init(context: CommandContext, options: LockOptions) {
+    package init(context: CommandContext, options: LockOptions) {
         self.context = context
         self.options = options
     }
@@ -21,7 +21,7 @@ public struct LockCommand: Sendable {
     /// registry is unreachable, 2 usage/manifest/key error. `lock --check`: 0 up to date,
     /// 10 the lock differs from the manifest or the catalog, 1 registry unreachable,
     /// 2 usage/manifest/key/lock error.
-    public func run() async -> ExitCode {
+    package func run() async -> ExitCode {
         let cwd = context.console.currentDirectory
         let manifest: Manifest
         do { manifest = try ManifestLoader.load(context.global, currentDirectory: cwd) } catch {

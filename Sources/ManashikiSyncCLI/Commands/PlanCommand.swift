@@ -3,15 +3,15 @@ import ManashikiSync
 
 /// `manashiki-sync plan`: what a sync would do, changing nothing. Exit 0 in sync, 10 changes
 /// pending, 1 when a sync could not fully succeed.
-public struct PlanCommand: Sendable {
+package struct PlanCommand: Sendable {
     /// The context.
-    public let context: CommandContext
+    package let context: CommandContext
 
     /// Creates the command.
-    public init(context: CommandContext) { self.context = context }
+    package init(context: CommandContext) { self.context = context }
 
     /// Runs it.
-    public func run() async -> ExitCode {
+    package func run() async -> ExitCode {
         let manifest: Manifest
         do { manifest = try ManifestLoader.load(context.global, currentDirectory: context.console.currentDirectory) } catch {
             return context.report(error, command: "plan")

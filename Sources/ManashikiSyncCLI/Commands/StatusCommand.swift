@@ -4,7 +4,7 @@ import ManashikiSync
 
 /// `manashiki-sync status`: what is installed (versions, sizes), what the manifest still
 /// wants, and how the last sync went. Offline; no hashing.
-public struct StatusCommand: Sendable {
+package struct StatusCommand: Sendable {
     /// One model's line.
     struct Row: Sendable {
         var modelId: String
@@ -18,13 +18,13 @@ public struct StatusCommand: Sendable {
     }
 
     /// The context.
-    public let context: CommandContext
+    package let context: CommandContext
 
     /// Creates the command.
-    public init(context: CommandContext) { self.context = context }
+    package init(context: CommandContext) { self.context = context }
 
     /// Runs it.
-    public func run() async -> ExitCode {
+    package func run() async -> ExitCode {
         let store: URL, manifest: Manifest?
         do { (store, manifest) = try ManifestLoader.store(context.global, currentDirectory: context.console.currentDirectory) } catch {
             return context.report(error, command: "status")

@@ -4,20 +4,20 @@ import ManashikiSync
 import ManashikiCore
 
 /// `manashiki-sync sync`: reconcile the store with the manifest, once or in a loop.
-public struct SyncCommand: Sendable {
+package struct SyncCommand: Sendable {
     /// The context.
-    public let context: CommandContext
+    package let context: CommandContext
     /// The sync options.
-    public let options: SyncOptions
+    package let options: SyncOptions
 
     /// Creates the command.
-    public init(context: CommandContext, options: SyncOptions) {
+    package init(context: CommandContext, options: SyncOptions) {
         self.context = context
         self.options = options
     }
 
     /// Runs it (forever with `--every`, until cancelled).
-    public func run() async -> ExitCode {
+    package func run() async -> ExitCode {
         let started = context.console.date()
         let manifest: Manifest
         do {

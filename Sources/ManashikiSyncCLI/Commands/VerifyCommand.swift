@@ -5,7 +5,7 @@ import ManashikiSync
 /// `manashiki-sync verify [--repair]`: re-hash every installed file against the state (and the
 /// manifest), offline; report corrupt, missing, unreadable and unknown files; optionally
 /// re-download what is broken.
-public struct VerifyCommand: Sendable {
+package struct VerifyCommand: Sendable {
     /// One file's finding, as printed and in JSON.
     struct Finding: Sendable {
         var modelId: String
@@ -20,18 +20,18 @@ public struct VerifyCommand: Sendable {
     }
 
     /// The context.
-    public let context: CommandContext
+    package let context: CommandContext
     /// The verify options.
-    public let options: VerifyOptions
+    package let options: VerifyOptions
 
     /// Creates the command.
-    public init(context: CommandContext, options: VerifyOptions) {
+    package init(context: CommandContext, options: VerifyOptions) {
         self.context = context
         self.options = options
     }
 
     /// Runs it.
-    public func run() async -> ExitCode {
+    package func run() async -> ExitCode {
         let store: URL, manifest: Manifest?
         do { (store, manifest) = try ManifestLoader.store(context.global, currentDirectory: context.console.currentDirectory) } catch {
             return context.report(error, command: "verify")

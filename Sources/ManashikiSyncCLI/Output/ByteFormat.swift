@@ -1,9 +1,9 @@
 import Foundation
 
 /// Sizes, rates and durations for people: `4.0 MiB`, `12.3 MiB/s`, `1m05s`. Locale-independent.
-public enum ByteFormat {
+package enum ByteFormat {
     /// `0 B`, `512 B`, `64.0 KiB`, `4.0 MiB`, `1.50 GiB`.
-    public static func bytes(_ count: Int64) -> String {
+    package static func bytes(_ count: Int64) -> String {
         let units = ["KiB", "MiB", "GiB", "TiB"]
         guard count >= 1024 else { return "\(max(0, count)) B" }
         var value = Double(count) / 1024
@@ -14,13 +14,13 @@ public enum ByteFormat {
     }
 
     /// `12.3 MiB/s`.
-    public static func rate(_ bytesPerSecond: Double) -> String {
+    package static func rate(_ bytesPerSecond: Double) -> String {
         guard bytesPerSecond.isFinite, bytesPerSecond > 0 else { return "-" }
         return bytes(Int64(bytesPerSecond)) + "/s"
     }
 
     /// `0.4s`, `42s`, `3m05s`, `2h10m`.
-    public static func duration(_ seconds: Double) -> String {
+    package static func duration(_ seconds: Double) -> String {
         guard seconds.isFinite, seconds >= 0 else { return "-" }
         if seconds < 10 { return String(format: "%.1fs", seconds) }
         let s = Int(seconds.rounded(.up))

@@ -11,24 +11,24 @@ import Darwin
 /// whether stdout is a terminal, the environment, the clock. Injected so tests see all output.
 public struct Console: Sendable {
     /// Standard output (results, progress, JSON).
-    public let out: RedactingOutput
+    package let out: RedactingOutput
     /// Standard error (errors and warnings, one line each).
-    public let err: RedactingOutput
+    package let err: RedactingOutput
     /// Whether standard output is a terminal.
-    public let outIsTerminal: Bool
+    package let outIsTerminal: Bool
     /// The terminal's width in columns.
-    public let width: Int
+    package let width: Int
     /// Environment variables.
-    public let environment: [String: String]
+    package let environment: [String: String]
     /// The current directory (relative `--store` and `--manifest` paths resolve against it).
-    public let currentDirectory: URL
+    package let currentDirectory: URL
     /// Monotonic seconds, for rates, ETAs and throttling.
-    public let now: @Sendable () -> Double
+    package let now: @Sendable () -> Double
     /// Wall-clock time, for timestamps in records.
-    public let date: @Sendable () -> Date
+    package let date: @Sendable () -> Date
 
     /// Creates a console.
-    public init(out: any TextOutput, err: any TextOutput, outIsTerminal: Bool = false, width: Int = 80,
+    package init(out: any TextOutput, err: any TextOutput, outIsTerminal: Bool = false, width: Int = 80,
                 environment: [String: String] = [:],
                 currentDirectory: URL = URL(fileURLWithPath: FileManager.default.currentDirectoryPath, isDirectory: true),
                 now: @escaping @Sendable () -> Double = Console.monotonicSeconds,
@@ -53,20 +53,20 @@ public struct Console: Sendable {
     }
 
     /// Seconds on a monotonic clock.
-    @Sendable public static func monotonicSeconds() -> Double {
+    @Sendable package static func monotonicSeconds() -> Double {
         Double(DispatchTime.now().uptimeNanoseconds) / 1e9
     }
 
     /// Whether colours are allowed (`NO_COLOR` unset or empty).
-    public var colorAllowed: Bool { (environment["NO_COLOR"] ?? "").isEmpty }
+    package var colorAllowed: Bool { (environment["NO_COLOR"] ?? "").isEmpty }
 
     /// Writes one line to stdout.
-    public func line(_ text: String) { out.write(TextSanitizer.oneLine(text) + "\n") }
+    package func line(_ text: String) { out.write(TextSanitizer.oneLine(text) + "\n") }
 
     /// Writes one `manashiki-sync: error: …` line to stderr (newlines folded, control
     /// characters removed).
-    public func error(_ text: String) { err.write("manashiki-sync: error: \(TextSanitizer.oneLine(text))\n") }
+    package func error(_ text: String) { err.write("manashiki-sync: error: \(TextSanitizer.oneLine(text))\n") }
 
     /// Writes one `manashiki-sync: warning: …` line to stderr.
-    public func warning(_ text: String) { err.write("manashiki-sync: warning: \(TextSanitizer.oneLine(text))\n") }
+    package func warning(_ text: String) { err.write("manashiki-sync: warning: \(TextSanitizer.oneLine(text))\n") }
 }

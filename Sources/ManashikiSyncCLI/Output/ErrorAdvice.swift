@@ -4,9 +4,9 @@ import ManashikiSync
 
 /// Turns failures and blocked plan items into one line: what happened, then what to do,
 /// phrased for someone running the command (not for an app calling the SDK).
-public enum ErrorAdvice {
+package enum ErrorAdvice {
     /// What happened and what to do about a failed action.
-    public static func text(for failure: SyncFailure) -> (what: String, todo: String) {
+    package static func text(for failure: SyncFailure) -> (what: String, todo: String) {
         if let api = failure.apiError {
             switch api {
             case .sessionRequired:
@@ -38,7 +38,7 @@ public enum ErrorAdvice {
 
     /// What is wrong with a blocked plan item and what to do; nil when it is not blocked. A
     /// model the run cannot deliver is described by the plan's reason (which names the versions).
-    public static func text(forBlocked item: PlanItem) -> (what: String, todo: String)? {
+    package static func text(forBlocked item: PlanItem) -> (what: String, todo: String)? {
         guard case .blocked(let cause) = item.action else { return nil }
         let advice = text(for: cause)
         switch cause {
@@ -50,7 +50,7 @@ public enum ErrorAdvice {
     }
 
     /// What is blocked and what to do.
-    public static func text(for cause: BlockCause) -> (what: String, todo: String) {
+    package static func text(for cause: BlockCause) -> (what: String, todo: String) {
         switch cause {
         case .sessionUnavailable(let why):
             return ("private model without a session token: \(why)",
@@ -90,7 +90,7 @@ public enum ErrorAdvice {
     }
 
     /// `model: what; to fix: todo` (or without the model when nil).
-    public static func line(modelId: String?, what: String, todo: String) -> String {
+    package static func line(modelId: String?, what: String, todo: String) -> String {
         let head = modelId.map { "\($0): " } ?? ""
         return "\(head)\(what) — \(todo)"
     }

@@ -7,11 +7,11 @@ import ManashikiSync
 /// `leftovers.cleaned`, `plan`, `model.started`, `model.progress` (at most one per model every
 /// half second, plus the last), `model.retrying`, `model.finished`, `verify.file`, and last
 /// `summary`. Consumers must ignore unknown types and fields (new ones may be added in v1).
-public final class JSONEventWriter: RunRenderer, @unchecked Sendable {
+package final class JSONEventWriter: RunRenderer, @unchecked Sendable {
     /// The schema name every line carries.
-    public static let schema = "manashiki-sync/v1"
+    package static let schema = "manashiki-sync/v1"
     /// The shortest interval between two progress lines of one model, in seconds.
-    public static let progressInterval = 0.5
+    package static let progressInterval = 0.5
 
     private let output: any TextOutput
     private let now: @Sendable () -> Double
@@ -21,17 +21,17 @@ public final class JSONEventWriter: RunRenderer, @unchecked Sendable {
     private var expectedBytes: [String: Int64] = [:]
 
     /// A writer on `output` (stdout).
-    public init(output: any TextOutput, now: @escaping @Sendable () -> Double, date: @escaping @Sendable () -> Date) {
+    package init(output: any TextOutput, now: @escaping @Sendable () -> Double, date: @escaping @Sendable () -> Date) {
         self.output = output
         self.now = now
         self.date = date
     }
 
     /// A writer on the console's stdout.
-    public convenience init(console: Console) { self.init(output: console.out, now: console.now, date: console.date) }
+    package convenience init(console: Console) { self.init(output: console.out, now: console.now, date: console.date) }
 
     /// Writes one line of `type` with `fields`.
-    public func emit(_ type: String, _ fields: [String: Any?]) {
+    package func emit(_ type: String, _ fields: [String: Any?]) {
         var object: [String: Any] = ["schema": Self.schema, "type": type, "time": Self.timestamp(date())]
         for (key, value) in fields { object[key] = Self.plain(value) }
         guard let data = try? JSONSerialization.data(withJSONObject: object, options: [.sortedKeys, .withoutEscapingSlashes]) else { return }
@@ -40,7 +40,7 @@ public final class JSONEventWriter: RunRenderer, @unchecked Sendable {
     }
 
     /// Writes the event as a line (progress throttled).
-    public func handle(_ event: SyncEvent) {
+    package func handle(_ event: SyncEvent) {
         switch event {
         case .cleanedLeftovers(let files):
             emit("leftovers.cleaned", ["files": files])
@@ -72,13 +72,13 @@ public final class JSONEventWriter: RunRenderer, @unchecked Sendable {
     }
 
     /// Writes the `summary` line.
-    public func finish(_ summary: RunSummary) {
+    package func finish(_ summary: RunSummary) {
         let report = summary.report
         var fields: [String: Any?] = [
             "command": summary.command, "outcome": summary.outcome, "exitCode": Int(summary.exitCode.rawValue),
             "exitName": summary.exitCode.name, "dryRun": summary.dryRun,
             "counts": ResultView.counts(report.results), "models": report.results.map(Self.resultFields),
-            "bytesDownloaded": report.bytesDownloaded, "bytesHashed": report.bytesHashed,
+            "bytesDownloaded": report.bytesDownloaded, "bytesReused": report.bytesReused, "bytesHashed": report.bytesHashed,
             "bytesBySource": report.bytesBySource.mapValues { NSNumber(value: $0) },
             "durationSeconds": (summary.durationSeconds * 1000).rounded() / 1000,
             "warnings": report.warnings.map(TextSanitizer.oneLine), "cleanedLeftovers": report.cleanedLeftovers,
@@ -127,7 +127,7 @@ public final class JSONEventWriter: RunRenderer, @unchecked Sendable {
             "modelId": result.modelId, "status": ResultView.status(result.status), "action": result.planned.action.name,
             "version": ResultView.version(result), "fromVersion": ResultView.fromVersion(result),
             "bytes": ResultView.bytes(result.planned.action), "reason": TextSanitizer.oneLine(result.planned.reason), "error": nil,
-            "source": result.source,
+            "source": result.source, "resumedFrom": result.resumedFrom,
         ]
         if case .notRun(let why) = result.status { fields["reason"] = TextSanitizer.oneLine(why) }
         if let problem = ResultView.problem(result) {

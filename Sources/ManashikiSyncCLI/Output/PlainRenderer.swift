@@ -3,9 +3,9 @@ import ManashikiSync
 
 /// Output for logs (cron, journald, CI): whole lines, no control characters, at most one
 /// progress line per model every `progressInterval` seconds.
-public final class PlainRenderer: RunRenderer, @unchecked Sendable {
+package final class PlainRenderer: RunRenderer, @unchecked Sendable {
     /// The shortest interval between two progress lines of one model, in seconds.
-    public static let defaultProgressInterval = 5.0
+    package static let defaultProgressInterval = 5.0
 
     private let console: Console
     private let verbosity: GlobalOptions.Verbosity
@@ -17,7 +17,7 @@ public final class PlainRenderer: RunRenderer, @unchecked Sendable {
 
     /// A renderer on `console.out`.
     /// With `dryRun` the plan is printed once, as a table, at the end.
-    public init(console: Console, verbosity: GlobalOptions.Verbosity, dryRun: Bool = false,
+    package init(console: Console, verbosity: GlobalOptions.Verbosity, dryRun: Bool = false,
                 progressInterval: Double = PlainRenderer.defaultProgressInterval) {
         self.console = console
         self.dryRun = dryRun
@@ -30,7 +30,7 @@ public final class PlainRenderer: RunRenderer, @unchecked Sendable {
     }
 
     /// Writes the lines an event deserves.
-    public func handle(_ event: SyncEvent) {
+    package func handle(_ event: SyncEvent) {
         guard verbosity > .quiet else { return }
         lock.lock(); defer { lock.unlock() }
         switch event {
@@ -95,7 +95,7 @@ public final class PlainRenderer: RunRenderer, @unchecked Sendable {
     }
 
     /// The summary line (and, for dry runs, the plan table).
-    public func finish(_ summary: RunSummary) {
+    package func finish(_ summary: RunSummary) {
         guard verbosity > .quiet else { return }
         lock.lock(); defer { lock.unlock() }
         if summary.dryRun, let plan = summary.report.plan {

@@ -4,7 +4,7 @@ import ManashikiSync
 /// The live display on a terminal: finished models scroll up as permanent lines; below them,
 /// one bar per model in flight (bytes, rate, ETA) and a total line, redrawn at most ten times
 /// a second. A summary table ends the run.
-public final class ProgressRenderer: RunRenderer, @unchecked Sendable {
+package final class ProgressRenderer: RunRenderer, @unchecked Sendable {
     private struct Active {
         var action: PlanAction
         var written: Int64 = 0
@@ -29,7 +29,7 @@ public final class ProgressRenderer: RunRenderer, @unchecked Sendable {
     private var pending: [String] = []
 
     /// A renderer on `console.out`; colours follow `NO_COLOR`.
-    public init(console: Console, verbosity: GlobalOptions.Verbosity, dryRun: Bool = false) {
+    package init(console: Console, verbosity: GlobalOptions.Verbosity, dryRun: Bool = false) {
         self.console = console
         self.verbosity = verbosity
         self.dryRun = dryRun
@@ -39,7 +39,7 @@ public final class ProgressRenderer: RunRenderer, @unchecked Sendable {
     private func paint(_ text: String, _ code: String) -> String { color ? "\u{1B}[\(code)m\(text)\u{1B}[0m" : text }
 
     /// Updates the display.
-    public func handle(_ event: SyncEvent) {
+    package func handle(_ event: SyncEvent) {
         guard verbosity > .quiet else { return }
         lock.lock(); defer { lock.unlock() }
         var force = false
@@ -164,7 +164,7 @@ public final class ProgressRenderer: RunRenderer, @unchecked Sendable {
     }
 
     /// Clears the live area and prints the summary table and line.
-    public func finish(_ summary: RunSummary) {
+    package func finish(_ summary: RunSummary) {
         guard verbosity > .quiet else { return }
         lock.lock(); defer { lock.unlock() }
         order.removeAll()

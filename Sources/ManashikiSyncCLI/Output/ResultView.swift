@@ -3,10 +3,10 @@ import ManashikiSync
 
 /// The presentation of plan items and results shared by every renderer: one word for the
 /// status, the versions, the size.
-public enum ResultView {
+package enum ResultView {
     /// `installed`, `replaced`, `unchanged`, `verified`, `pruned`, `skipped`, `blocked`,
     /// `not-run`, `failed`.
-    public static func status(_ status: ModelResult.Status) -> String {
+    package static func status(_ status: ModelResult.Status) -> String {
         switch status {
         case .unchanged: return "unchanged"
         case .installed: return "installed"
@@ -21,7 +21,7 @@ public enum ResultView {
     }
 
     /// The version a result ends with (or the plan's), if any.
-    public static func version(_ result: ModelResult) -> String? {
+    package static func version(_ result: ModelResult) -> String? {
         switch result.status {
         case .unchanged(let v), .installed(let v), .verified(let v): return v
         case .replaced(_, let to): return to
@@ -30,13 +30,13 @@ public enum ResultView {
     }
 
     /// The version replaced, if any.
-    public static func fromVersion(_ result: ModelResult) -> String? {
+    package static func fromVersion(_ result: ModelResult) -> String? {
         if case .replaced(let from, _) = result.status { return from }
         return fromVersion(result.planned.action)
     }
 
     /// The version an action installs or keeps.
-    public static func version(_ action: PlanAction) -> String? {
+    package static func version(_ action: PlanAction) -> String? {
         switch action {
         case .download(let t): return t.version
         case .replace(_, let t, _): return t.version
@@ -47,13 +47,13 @@ public enum ResultView {
     }
 
     /// The version an action replaces.
-    public static func fromVersion(_ action: PlanAction) -> String? {
+    package static func fromVersion(_ action: PlanAction) -> String? {
         if case .replace(let from, _, _) = action { return from }
         return nil
     }
 
     /// The bytes an action downloads (or the size it records).
-    public static func bytes(_ action: PlanAction) -> Int64? {
+    package static func bytes(_ action: PlanAction) -> Int64? {
         switch action {
         case .download(let t), .replace(_, let t, _): return t.size
         case .verify(_, _, let size): return size
@@ -62,7 +62,7 @@ public enum ResultView {
     }
 
     /// `1.4.0`, `1.3.2 → 1.4.0`, or `-`.
-    public static func versionText(from: String?, to: String?) -> String {
+    package static func versionText(from: String?, to: String?) -> String {
         switch (from, to) {
         case (let f?, let t?) where f != t: return "\(f) → \(t)"
         case (_, let t?): return t
@@ -72,14 +72,14 @@ public enum ResultView {
     }
 
     /// The problem a result represents (failed or blocked), as (what, todo); nil otherwise.
-    public static func problem(_ result: ModelResult) -> (what: String, todo: String)? {
+    package static func problem(_ result: ModelResult) -> (what: String, todo: String)? {
         if let failure = result.failure { return ErrorAdvice.text(for: failure) }
         if result.status == .blocked { return ErrorAdvice.text(forBlocked: result.planned) }
         return nil
     }
 
     /// The counts of each status in `results`, every key present.
-    public static func counts(_ results: [ModelResult]) -> [String: Int] {
+    package static func counts(_ results: [ModelResult]) -> [String: Int] {
         var counts: [String: Int] = [:]
         for key in ["unchanged", "installed", "replaced", "verified", "pruned", "skipped", "blocked", "not-run", "failed"] { counts[key] = 0 }
         for r in results { counts[status(r.status), default: 0] += 1 }
@@ -88,7 +88,7 @@ public enum ResultView {
 
     /// The kebab-case name of an outcome: `in-sync`, `changed`, `partial-failure`, `failed`,
     /// `locked`, `refused`, `cancelled`, `planned`.
-    public static func outcome(_ outcome: SyncOutcome) -> String {
+    package static func outcome(_ outcome: SyncOutcome) -> String {
         switch outcome {
         case .inSync: return "in-sync"
         case .changed: return "changed"

@@ -2,22 +2,22 @@ import Foundation
 import ManashikiSync
 
 /// The end of a `plan` or `sync` run, as every renderer needs it.
-public struct RunSummary: Sendable {
+package struct RunSummary: Sendable {
     /// `plan` or `sync`.
-    public var command: String
+    package var command: String
     /// The reconciler's report.
-    public var report: SyncReport
+    package var report: SyncReport
     /// The exit code the run ends with.
-    public var exitCode: ExitCode
+    package var exitCode: ExitCode
     /// The outcome word shown to people and in JSON (`in-sync`, `changes-pending`…).
-    public var outcome: String
+    package var outcome: String
     /// Seconds the run took.
-    public var durationSeconds: Double
+    package var durationSeconds: Double
     /// Whether nothing was applied (`plan`, `sync --dry-run`).
-    public var dryRun: Bool
+    package var dryRun: Bool
 
     /// Creates a summary.
-    public init(command: String, report: SyncReport, exitCode: ExitCode, outcome: String, durationSeconds: Double, dryRun: Bool) {
+    package init(command: String, report: SyncReport, exitCode: ExitCode, outcome: String, durationSeconds: Double, dryRun: Bool) {
         self.command = command
         self.report = report
         self.exitCode = exitCode
@@ -29,7 +29,7 @@ public struct RunSummary: Sendable {
 
 /// Receives a run's events as they happen, then its summary, and writes them out. Events arrive
 /// from several tasks at once: implementations serialise internally.
-public protocol RunRenderer: Sendable {
+package protocol RunRenderer: Sendable {
     /// One event.
     func handle(_ event: SyncEvent)
     /// The end of the run.
@@ -37,23 +37,23 @@ public protocol RunRenderer: Sendable {
 }
 
 /// Sends every event to several renderers, in order.
-public struct RendererGroup: RunRenderer {
+package struct RendererGroup: RunRenderer {
     /// The renderers.
-    public let renderers: [any RunRenderer]
+    package let renderers: [any RunRenderer]
 
     /// A group of `renderers`.
-    public init(_ renderers: [any RunRenderer]) { self.renderers = renderers }
+    package init(_ renderers: [any RunRenderer]) { self.renderers = renderers }
 
     /// Forwards `event`.
-    public func handle(_ event: SyncEvent) { renderers.forEach { $0.handle(event) } }
+    package func handle(_ event: SyncEvent) { renderers.forEach { $0.handle(event) } }
 
     /// Forwards `summary`.
-    public func finish(_ summary: RunSummary) { renderers.forEach { $0.finish(summary) } }
+    package func finish(_ summary: RunSummary) { renderers.forEach { $0.finish(summary) } }
 }
 
 /// Writes one stderr line per problem as soon as it happens (a failed or blocked model), then
 /// the run-level failure and the warnings at the end. Used in every output mode.
-public final class ProblemReporter: RunRenderer, @unchecked Sendable {
+package final class ProblemReporter: RunRenderer, @unchecked Sendable {
     private let console: Console
     private let lock = NSLock()
     private let showWarnings: Bool
@@ -61,13 +61,13 @@ public final class ProblemReporter: RunRenderer, @unchecked Sendable {
 
     /// A reporter writing to `console.err`; warnings are left out when `showWarnings` is false
     /// (`--quiet`).
-    public init(console: Console, showWarnings: Bool = true) {
+    package init(console: Console, showWarnings: Bool = true) {
         self.console = console
         self.showWarnings = showWarnings
     }
 
     /// Reports failed and blocked models.
-    public func handle(_ event: SyncEvent) {
+    package func handle(_ event: SyncEvent) {
         guard case .modelFinished(let result) = event, let problem = ResultView.problem(result) else { return }
         lock.lock()
         let fresh = reported.insert(result.modelId).inserted
@@ -76,7 +76,7 @@ public final class ProblemReporter: RunRenderer, @unchecked Sendable {
     }
 
     /// Reports problems not seen as events (dry runs), the run failure and the warnings.
-    public func finish(_ summary: RunSummary) {
+    package func finish(_ summary: RunSummary) {
         let report = summary.report
         if summary.dryRun, let plan = report.plan {
             for item in plan.items {
@@ -98,16 +98,16 @@ public final class ProblemReporter: RunRenderer, @unchecked Sendable {
 }
 
 /// Forwards events but not the summary.
-public struct EventsOnlyRenderer: RunRenderer {
+package struct EventsOnlyRenderer: RunRenderer {
     /// The renderer events go to.
-    public let base: any RunRenderer
+    package let base: any RunRenderer
 
     /// Wraps `base`.
-    public init(base: any RunRenderer) { self.base = base }
+    package init(base: any RunRenderer) { self.base = base }
 
     /// Forwards `event`.
-    public func handle(_ event: SyncEvent) { base.handle(event) }
+    package func handle(_ event: SyncEvent) { base.handle(event) }
 
     /// Does nothing.
-    public func finish(_ summary: RunSummary) {}
+    package func finish(_ summary: RunSummary) {}
 }

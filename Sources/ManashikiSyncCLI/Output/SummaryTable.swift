@@ -2,10 +2,10 @@ import Foundation
 import ManashikiSync
 
 /// Plain-text tables (no control characters): the results of a run, a plan, a store's status.
-public enum SummaryTable {
+package enum SummaryTable {
     /// Lays out `rows` under `headers`, columns two spaces apart; the last column is cut to fit
     /// `width` (with `…`).
-    public static func render(headers: [String], rows: [[String]], width: Int) -> [String] {
+    package static func render(headers: [String], rows: [[String]], width: Int) -> [String] {
         // Cells can hold server text (versions, ids, reasons): never let control characters through.
         let all = ([headers] + rows).map { $0.map(TextSanitizer.oneLine) }
         var widths = headers.map(\.count)
@@ -27,7 +27,7 @@ public enum SummaryTable {
     }
 
     /// MODEL, RESULT, VERSION, SIZE, NOTE for a run's results.
-    public static func results(_ report: SyncReport, width: Int) -> [String] {
+    package static func results(_ report: SyncReport, width: Int) -> [String] {
         let rows = report.results.map { r -> [String] in
             var note = ""
             switch r.status {
@@ -50,7 +50,7 @@ public enum SummaryTable {
     }
 
     /// MODEL, ACTION, VERSION, SIZE, REASON for a plan (REASON names a source other than the registry).
-    public static func plan(_ plan: Plan, width: Int) -> [String] {
+    package static func plan(_ plan: Plan, width: Int) -> [String] {
         let rows = plan.items.map { item -> [String] in
             [item.modelId, item.action.name,
              ResultView.versionText(from: ResultView.fromVersion(item.action), to: ResultView.version(item.action)),
@@ -60,7 +60,7 @@ public enum SummaryTable {
     }
 
     /// `Plan: 2 to download (5.0 MiB), 1 to replace, 0 to prune, 3 unchanged, 1 skipped, 0 blocked.`
-    public static func planLine(_ plan: Plan) -> String {
+    package static func planLine(_ plan: Plan) -> String {
         var c: [String: Int] = [:]
         for item in plan.items { c[item.action.name, default: 0] += 1 }
         var text = "Plan: \(c["download", default: 0]) to download, \(c["replace", default: 0]) to replace"
@@ -70,12 +70,14 @@ public enum SummaryTable {
     }
 
     /// `sync: changed — 2 installed, 0 replaced, 0 re-recorded, 0 pruned, 1 unchanged, 0 skipped, 0 failed, 0 blocked; 5.0 MiB downloaded in 1.2s`.
-    public static func summaryLine(_ summary: RunSummary) -> String {
+    package static func summaryLine(_ summary: RunSummary) -> String {
         let c = ResultView.counts(summary.report.results)
         var text = "\(summary.command): \(summary.outcome)"
         if summary.report.plan != nil && !summary.dryRun {
             text += " — \(c["installed"]!) installed, \(c["replaced"]!) replaced, \(c["verified"]!) re-recorded, \(c["pruned"]!) pruned, \(c["unchanged"]!) unchanged, \(c["skipped"]!) skipped, \(c["failed"]!) failed, \(c["blocked"]!) blocked"
-            text += "; \(ByteFormat.bytes(summary.report.bytesDownloaded)) downloaded in \(ByteFormat.duration(summary.durationSeconds))"
+            text += "; \(ByteFormat.bytes(summary.report.bytesDownloaded)) downloaded"
+            if summary.report.bytesReused > 0 { text += ", \(ByteFormat.bytes(summary.report.bytesReused)) reused from interrupted downloads" }
+            text += " in \(ByteFormat.duration(summary.durationSeconds))"
             let bySource = summary.report.bytesBySource
             if bySource.keys.contains(where: { $0 != "registry" }) {
                 text += " (" + bySource.sorted { $0.key < $1.key }.map { "\(ByteFormat.bytes($0.value)) from \($0.key)" }.joined(separator: ", ") + ")"

@@ -8,24 +8,24 @@ import Darwin
 #endif
 
 /// Where text goes: standard output, standard error, or a buffer in tests.
-public protocol TextOutput: Sendable {
+package protocol TextOutput: Sendable {
     /// Writes `text` as is (no newline added).
     func write(_ text: String)
 }
 
 /// Writes to a file descriptor (1 or 2), retrying short writes and `EINTR`.
-public struct FileDescriptorOutput: TextOutput {
+package struct FileDescriptorOutput: TextOutput {
     /// The descriptor.
-    public let descriptor: Int32
+    package let descriptor: Int32
 
     /// An output on `descriptor`.
-    public init(descriptor: Int32) { self.descriptor = descriptor }
+    package init(descriptor: Int32) { self.descriptor = descriptor }
 
     /// Whether the descriptor is a terminal.
-    public var isTerminal: Bool { isatty(descriptor) == 1 }
+    package var isTerminal: Bool { isatty(descriptor) == 1 }
 
     /// Writes all of `text`; a closed pipe is ignored (SIGPIPE is ignored by the tool).
-    public func write(_ text: String) {
+    package func write(_ text: String) {
         var bytes = Array(text.utf8)
         var offset = 0
         while offset < bytes.count {
@@ -46,27 +46,27 @@ public struct FileDescriptorOutput: TextOutput {
 }
 
 /// Collects text in memory (for tests).
-public final class BufferOutput: TextOutput, @unchecked Sendable {
+package final class BufferOutput: TextOutput, @unchecked Sendable {
     private let lock = NSLock()
     private var buffer = ""
 
     /// An empty buffer.
-    public init() {}
+    package init() {}
 
     /// Appends `text`.
-    public func write(_ text: String) {
+    package func write(_ text: String) {
         lock.lock(); defer { lock.unlock() }
         buffer += text
     }
 
     /// Everything written so far.
-    public var text: String {
+    package var text: String {
         lock.lock(); defer { lock.unlock() }
         return buffer
     }
 
     /// Everything written so far, split into lines (without the trailing empty one).
-    public var lines: [String] {
+    package var lines: [String] {
         var parts = text.components(separatedBy: "\n")
         if parts.last == "" { parts.removeLast() }
         return parts
@@ -75,23 +75,23 @@ public final class BufferOutput: TextOutput, @unchecked Sendable {
 
 /// Replaces known secrets (the API key, session tokens) with `[redacted]` before anything is
 /// written: a last line of defence, since no code path is meant to print them.
-public final class RedactingOutput: TextOutput, @unchecked Sendable {
+package final class RedactingOutput: TextOutput, @unchecked Sendable {
     private let lock = NSLock()
     private var secrets: [String] = []
     private let base: any TextOutput
 
     /// Wraps `base`.
-    public init(_ base: any TextOutput) { self.base = base }
+    package init(_ base: any TextOutput) { self.base = base }
 
     /// Adds a secret to hide (ignored when shorter than 8 characters, which would hide words).
-    public func hide(_ secret: String) {
+    package func hide(_ secret: String) {
         guard secret.count >= 8 else { return }
         lock.lock(); defer { lock.unlock() }
         if !secrets.contains(secret) { secrets.append(secret) }
     }
 
     /// Writes `text` with every secret replaced.
-    public func write(_ text: String) {
+    package func write(_ text: String) {
         lock.lock()
         let current = secrets
         lock.unlock()

@@ -1,10 +1,10 @@
 import Foundation
 
 /// Makes text safe for one log line: no control characters, no line breaks.
-public enum TextSanitizer {
+package enum TextSanitizer {
     /// `text` with line breaks and tabs turned into spaces and other control characters
     /// (ESC, BEL, DEL, C1…) removed.
-    public static func oneLine(_ text: String) -> String {
+    package static func oneLine(_ text: String) -> String {
         var result = String.UnicodeScalarView()
         for scalar in text.unicodeScalars {
             switch scalar.value {
@@ -17,7 +17,7 @@ public enum TextSanitizer {
     }
 
     /// Whether `text` contains any control character other than `\n`.
-    public static func containsControlCharacters(_ text: String) -> Bool {
+    package static func containsControlCharacters(_ text: String) -> Bool {
         text.unicodeScalars.contains { ($0.value < 0x20 && $0.value != 0x0A) || (0x7F...0x9F).contains($0.value) }
     }
 }

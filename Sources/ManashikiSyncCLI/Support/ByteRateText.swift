@@ -3,14 +3,14 @@ import Foundation
 /// Transfer rates as people type them, in binary units like `curl --limit-rate` and
 /// `rclone --bwlimit`: `20M` (20 MiB/s), `512K`, `1.5G`, `20MiB`, `20M/s`, or a bare number of
 /// bytes per second.
-public enum ByteRateText {
+package enum ByteRateText {
     /// The slowest rate accepted, bytes per second (1 KiB/s).
-    public static let minimum: Int64 = 1 << 10
+    package static let minimum: Int64 = 1 << 10
     /// The fastest, bytes per second (1 TiB/s).
-    public static let maximum: Int64 = 1 << 40
+    package static let maximum: Int64 = 1 << 40
 
     /// Bytes per second, or nil when `text` is not a rate within `minimum…maximum`.
-    public static func parse(_ text: String) -> Int64? {
+    package static func parse(_ text: String) -> Int64? {
         var body = Substring(text)
         if body.hasSuffix("/s") { body = body.dropLast(2) }
         if body.hasSuffix("B") || body.hasSuffix("b") { body = body.dropLast() }

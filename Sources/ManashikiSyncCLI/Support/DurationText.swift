@@ -2,12 +2,12 @@ import Foundation
 
 /// Durations as people type them: `90s`, `10m`, `6h`, `1d`, `1h30m`, `500ms`, or a bare number
 /// of seconds.
-public enum DurationText {
+package enum DurationText {
     /// Parses `text`, or returns nil when it is not a duration.
     /// The longest duration accepted: a year, in seconds.
-    public static let maxSeconds = 366 * 86_400
+    package static let maxSeconds = 366 * 86_400
 
-    public static func parse(_ text: String) -> Duration? {
+    package static func parse(_ text: String) -> Duration? {
         if let seconds = Int(text) { return (0...maxSeconds).contains(seconds) ? .seconds(seconds) : nil }
         var total: Duration = .zero
         var digits = ""
@@ -42,7 +42,7 @@ public enum DurationText {
     }
 
     /// `6h`, `10m`, `1h30m`, `45s`, `250ms`: the shortest exact spelling.
-    public static func format(_ duration: Duration) -> String {
+    package static func format(_ duration: Duration) -> String {
         let (seconds, attoseconds) = duration.components
         if seconds == 0 && attoseconds == 0 { return "0s" }
         if seconds < 1 { return "\(attoseconds / 1_000_000_000_000_000)ms" }

@@ -3,41 +3,41 @@ import Manashiki
 import ManashikiSync
 
 /// What the last `sync` did, kept in `<store>/.manashiki/last-run.json` for `status`.
-public struct LastRunRecord: Sendable, Codable, Equatable {
+package struct LastRunRecord: Sendable, Codable, Equatable {
     /// `manashiki-sync/last-run/v1`.
-    public var schema: String = LastRunRecord.schemaName
+    package var schema: String = LastRunRecord.schemaName
     /// The command (`sync`, `verify --repair`).
-    public var command: String
+    package var command: String
     /// When it started and finished (ISO 8601 in the file).
-    public var startedAt: Date
+    package var startedAt: Date
     /// When it finished.
-    public var finishedAt: Date
+    package var finishedAt: Date
     /// The outcome word (`changed`, `partial-failure`…).
-    public var outcome: String
+    package var outcome: String
     /// The exit code.
-    public var exitCode: Int32
+    package var exitCode: Int32
     /// Results by status.
-    public var counts: [String: Int]
+    package var counts: [String: Int]
     /// Bytes downloaded.
-    public var bytesDownloaded: Int64
+    package var bytesDownloaded: Int64
     /// The run-level error, if any.
-    public var error: String?
+    package var error: String?
     /// When the last run that exited 0 finished (this one or an earlier one); nil if none has.
     /// Carried from record to record, so a failed run does not lose it (absent in older records).
-    public var lastSuccessAt: Date?
+    package var lastSuccessAt: Date?
 
     /// The latest success this record knows: its own end if it exited 0, else `lastSuccessAt`.
-    public var latestSuccess: Date? { exitCode == 0 ? finishedAt : lastSuccessAt }
+    package var latestSuccess: Date? { exitCode == 0 ? finishedAt : lastSuccessAt }
 
     /// The schema name.
-    public static let schemaName = "manashiki-sync/last-run/v1"
+    package static let schemaName = "manashiki-sync/last-run/v1"
 
     /// The record's path in `layout`.
-    public static func url(_ layout: StoreLayout) -> URL { layout.lastRunFile }
+    package static func url(_ layout: StoreLayout) -> URL { layout.lastRunFile }
 
     /// Writes the record atomically (`DurableFile`); failures are returned as text (the run's
     /// result stands).
-    public func write(to layout: StoreLayout) -> String? {
+    package func write(to layout: StoreLayout) -> String? {
         let encoder = JSONEncoder()
         encoder.outputFormatting = [.prettyPrinted, .sortedKeys]
         encoder.dateEncodingStrategy = .iso8601
@@ -51,7 +51,7 @@ public struct LastRunRecord: Sendable, Codable, Equatable {
     }
 
     /// Reads the record, or nil when there is none (or it is unreadable).
-    public static func read(_ layout: StoreLayout) -> LastRunRecord? {
+    package static func read(_ layout: StoreLayout) -> LastRunRecord? {
         guard let data = FileManager.default.contents(atPath: url(layout).path) else { return nil }
         let decoder = JSONDecoder()
         decoder.dateDecodingStrategy = .iso8601

@@ -10,13 +10,13 @@ import Darwin
 
 /// Catches SIGINT and SIGTERM with `DispatchSource` handlers: the first one calls `onSignal`
 /// (which cancels the run, so the SDK removes its temporary files); a second one exits at once.
-public final class SignalTrap: @unchecked Sendable {
+package final class SignalTrap: @unchecked Sendable {
     private let lock = NSLock()
     private var sources: [any DispatchSourceSignal] = []
     private var caught: Int32?
 
     /// Installs handlers for `signals` (default SIGINT and SIGTERM) and ignores SIGPIPE.
-    public init(signals: [Int32] = [SIGINT, SIGTERM], onSignal: @escaping @Sendable (Int32) -> Void) {
+    package init(signals: [Int32] = [SIGINT, SIGTERM], onSignal: @escaping @Sendable (Int32) -> Void) {
         Foundation.signal(SIGPIPE, SIG_IGN)
         for number in signals {
             Foundation.signal(number, SIG_IGN)
@@ -46,7 +46,7 @@ public final class SignalTrap: @unchecked Sendable {
     /// The exit code for the first signal any trap in this process caught (nil if none), so
     /// that summaries written before the trap is consulted name the right status (143 for
     /// SIGTERM, not 130).
-    public static var caughtExitCode: ExitCode? {
+    package static var caughtExitCode: ExitCode? {
         processLock.lock(); defer { processLock.unlock() }
         switch processCaught {
         case SIGINT?: return .interrupted
@@ -56,13 +56,13 @@ public final class SignalTrap: @unchecked Sendable {
     }
 
     /// The first signal caught, if any.
-    public var signal: Int32? {
+    package var signal: Int32? {
         lock.lock(); defer { lock.unlock() }
         return caught
     }
 
     /// The exit code for the signal caught: 130 for SIGINT, 143 for SIGTERM.
-    public var exitCode: ExitCode? {
+    package var exitCode: ExitCode? {
         switch signal {
         case SIGINT?: return .interrupted
         case SIGTERM?: return .terminated
@@ -71,7 +71,7 @@ public final class SignalTrap: @unchecked Sendable {
     }
 
     /// Removes the handlers.
-    public func cancel() {
+    package func cancel() {
         lock.lock(); defer { lock.unlock() }
         sources.forEach { $0.cancel() }
         sources.removeAll()

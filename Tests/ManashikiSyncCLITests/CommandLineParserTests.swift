@@ -2,11 +2,11 @@ import Foundation
 import Testing
 @testable import ManashikiSyncCLI
 
-@Suite("ArgumentParser")
-struct ArgumentParserTests {
-    func parse(_ args: [String]) throws -> Command { try ArgumentParser.parse(args) }
+@Suite("CommandLineParser")
+struct CommandLineParserTests {
+    func parse(_ args: [String]) throws -> Command { try CommandLineParser.parse(args) }
     func usageError(_ args: [String]) -> UsageError? {
-        do { _ = try ArgumentParser.parse(args); return nil } catch { return error }
+        do { _ = try CommandLineParser.parse(args); return nil } catch { return error }
     }
 
     @Test("options that take no value refuse one: --json=false must not mean --json", arguments: [
@@ -74,6 +74,16 @@ struct ArgumentParserTests {
         #expect(try parse(["help", "status"]) == .help(topic: .status))
         #expect(try parse(["--version"]) == .version)
         for topic in Command.CommandName.allCases { #expect(HelpText.text(for: topic).contains("USAGE")) }
+    }
+
+    @Test("the help of every command that accepts an option lists it: one table drives both")
+    func helpCoversTable() {
+        for option in CommandLineParser.options.options {
+            let long = option.names.first { $0.hasPrefix("--") } ?? option.names[0]
+            let topics: [Command.CommandName?] = option.commands.isEmpty ? [nil] : option.commands.map(Command.CommandName.init(rawValue:))
+            #expect(!topics.contains { $0 == nil } || option.commands.isEmpty, "\(long) names an unknown command")
+            for topic in topics { #expect(HelpText.text(for: topic).contains(long), "\(long) missing from the help of \(topic?.rawValue ?? "manashiki-sync")") }
+        }
     }
 
     @Test("--api-key and look-alikes are refused without echoing the value")

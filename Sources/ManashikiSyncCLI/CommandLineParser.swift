@@ -1,0 +1,211 @@
+import Foundation
+import ManashikiCore
+
+/// Turns `[String]` (without the program name) into a `Command`, or a `UsageError` that says
+/// what to type instead. (Not named `ArgumentParser`: that is swift-argument-parser's module.)
+///
+/// Grammar: `manashiki-sync [options] COMMAND [options]`; options may come before or after the
+/// command, as `--name value` or `--name=value`. Every option is declared once in
+/// `CommandLineParser.options`, which also writes the help text's option lists. `--api-key` is
+/// refused on purpose: a key on a command line is visible to every local user in `ps` and is
+/// kept in shell history.
+enum CommandLineParser {
+    /// What parsing has gathered so far.
+    struct State: Sendable {
+        var global = GlobalOptions()
+        var sync = SyncOptions()
+        var verify = VerifyOptions()
+        var export = ExportOptions()
+        var lock = LockOptions()
+        var command: Command.CommandName?
+        var positional: [String] = []
+        var wantsHelp = false
+        var wantsVersion = false
+        var quiet = false, verbose = false
+        var jitterGiven = false
+    }
+
+    typealias Option = CommandLineOption<State>
+
+    /// Options that would put a secret on the command line.
+    static let refusedKeyOptions: Set<String> = ["--api-key", "--apikey", "--key", "--token", "--session"]
+
+    /// Every option of `manashiki-sync`, in help order. `commands` lists the commands that
+    /// accept an option (empty: all).
+    static let options = OptionTable<State>([
+        // Every command.
+        Option(["-m", "--manifest"], "PATH", help: "the manifest (default ./manashiki.json)") { s, v in
+            s.global.manifestPath = v; s.global.manifestGiven = true
+        },
+        Option(["--store"], "DIR", help: "the model store, overriding the manifest's store.directory") { s, v in s.global.storeDirectory = v },
+        Option(["--api-key-file"], "PATH", help: """
+            read the API key from PATH (one trailing newline is stripped);
+            otherwise MANASHIKI_API_KEY, otherwise the manifest's
+            registry.apiKey source. There is no --api-key: a key on the
+            command line would show in `ps` and shell history.
+            """) { s, v in
+            if SecretShape.looksLikeKey(v) {
+                throw OptionError("--api-key-file takes the path of a file that contains the key, not the key itself (the value was not shown); write the key to a file readable only by you, e.g. `install -m 600 /dev/null ~/.config/manashiki/key`, then pass --api-key-file ~/.config/manashiki/key")
+            }
+            s.global.apiKeyFile = v
+        },
+        Option(["--json"], help: "NDJSON events and a final summary object on stdout\n(schema \"manashiki-sync/v1\")") { s, _ in s.global.json = true },
+        Option(["-q", "--quiet"], help: "print only errors (stderr)") { s, _ in s.quiet = true },
+        Option(["-v", "--verbose"], help: "also print reasons, retries and where the key came from") { s, _ in s.verbose = true },
+        Option(["--progress"], "MODE", help: "auto (live display on a terminal), always, never") { s, v in
+            guard let mode = GlobalOptions.ProgressMode(rawValue: v) else {
+                throw OptionError("--progress takes auto, always or never, not \(SecretShape.echo(v))")
+            }
+            s.global.progress = mode
+        },
+        Option(["--lock-timeout"], "D", help: "wait up to D for another run's lock (default 30s), then exit 75") { s, v in
+            s.global.lockTimeout = try duration("--lock-timeout", v)
+        },
+        Option(["-h", "--help"], help: "this help") { s, _ in s.wantsHelp = true },
+        Option(["--version"], help: "print the version") { s, _ in s.wantsVersion = true },
+        // sync.
+        Option(["--dry-run"], help: "plan and print, apply nothing (exit 0 unless the plan fails)", commands: ["sync"]) { s, _ in s.sync.dryRun = true },
+        Option(["--concurrency"], "N", help: "downloads at once (default: the manifest's store.concurrency)", commands: ["sync"]) { s, v in
+            let n = try count("--concurrency", v)
+            guard n >= 1 else { throw OptionError("--concurrency needs at least 1") }
+            s.sync.concurrency = n
+        },
+        Option(["--max-delete", "--max-deletes"], "N", help: "refuse to prune more than N files this run (store.prune.maxDeletes)",
+               commands: ["sync"]) { s, v in s.sync.maxDeletes = try count("--max-delete", v) },
+        Option(["--no-prune"], help: "delete nothing this run", commands: ["sync"]) { s, _ in s.sync.noPrune = true },
+        Option(["--every"], "D", help: "loop: sync now, then every D (e.g. 6h), for hosts without timers", commands: ["sync"]) { s, v in
+            let d = try duration("--every", v)
+            guard d >= .seconds(1) else { throw OptionError("--every needs an interval of at least 1s") }
+            s.sync.every = d
+        },
+        Option(["--jitter"], "D", help: "with --every: wait a random 0…D more before each run (e.g. 10m)", commands: ["sync"]) { s, v in
+            s.sync.jitter = try duration("--jitter", v); s.jitterGiven = true
+        },
+        Option(["--max-rate"], "RATE", help: """
+            one limit for all downloads together, e.g. 20M (MiB/s), 512K
+            (the manifest's policies.maxBytesPerSecond)
+            """, commands: ["sync"]) { s, v in
+            guard let rate = ByteRateText.parse(v) else {
+                throw OptionError("--max-rate needs a rate such as 20M (20 MiB/s), 512K or 1G, at least 1K, not \(SecretShape.echo(v))")
+            }
+            s.sync.maxRate = rate
+        },
+        Option(["--metrics-file"], "PATH", help: """
+            after every run, replace PATH atomically with Prometheus metrics
+            (node_exporter textfile collector; the manifest's metrics.file)
+            """, commands: ["sync"]) { s, v in s.sync.metricsFile = v },
+        // Sources (plan, sync).
+        Option(["--from"], "DIR|URL", help: "try this bundle directory or mirror first (repeatable; before the\nmanifest's \"sources\")",
+               commands: ["sync", "plan"]) { s, v in
+            guard !v.isEmpty else { throw OptionError("--from needs a bundle directory or a mirror URL") }
+            s.global.from.append(v)
+        },
+        Option(["--locked"], help: "install exactly the lock file's artifacts; refuse anything else", commands: ["sync", "plan"]) { s, _ in
+            s.global.locked = true
+        },
+        Option(["--offline"], help: """
+            no network request at all: plan from the lock file or the bundles'
+            indexes; what cannot be satisfied is reported per model (exit 3)
+            """, commands: ["sync", "plan"]) { s, _ in s.global.offline = true },
+        Option(["--lock-file"], "PATH", help: "the lock file (default manashiki.lock.json beside the manifest)",
+               commands: ["lock", "export", "sync", "plan"]) { s, v in s.global.lockFile = v },
+        // verify, export, lock.
+        Option(["--repair"], help: "re-download what is corrupt or missing", commands: ["verify"]) { s, _ in s.verify.repair = true },
+        Option(["--select"], "WHAT", help: "store (default), manifest or lock", commands: ["export"]) { s, v in
+            guard let selection = ExportOptions.Selection(rawValue: v) else {
+                throw OptionError("--select takes store, manifest or lock, not \(SecretShape.echo(v))")
+            }
+            s.export.selection = selection
+        },
+        Option(["--check"], help: "compare, write nothing", commands: ["lock"]) { s, _ in s.lock.check = true },
+    ])
+
+    /// Parses `arguments`.
+    /// - Throws: `UsageError`.
+    static func parse(_ arguments: [String]) throws(UsageError) -> Command {
+        var state = State()
+        do throws(OptionError) {
+            let given = try options.parse(arguments, into: &state,
+                refuse: { name in refusedKeyOptions.contains(name) ? OptionError(refusedKey(name).message) : nil },
+                unknown: { OptionError("unknown option \(SecretShape.echo($0))") },
+                positional: positional,
+                stop: { $0.wantsVersion })
+            if state.wantsVersion { return .version }
+            if state.wantsHelp { return .help(topic: state.command) }
+            guard let command = state.command else {
+                throw OptionError("missing command: use plan, sync, verify, status, export or lock (e.g. `manashiki-sync plan`)")
+            }
+            if state.quiet && state.verbose { throw OptionError("--quiet and --verbose cannot be combined") }
+            if let wrong = options.scopeError(given, command: command.rawValue) { throw wrong }
+            return try assemble(&state, command: command)
+        } catch {
+            throw UsageError(error.message, command: state.command)
+        }
+    }
+
+    /// A command word, `help [COMMAND]`, or `export`'s directory.
+    static func positional(_ argument: String, _ state: inout State, _ rest: inout ArraySlice<String>) throws(OptionError) {
+        if state.command == nil, argument == "help" {
+            state.wantsHelp = true
+            if let topic = rest.first.flatMap(Command.CommandName.init(rawValue:)) { state.command = topic; rest = rest.dropFirst() }
+            return
+        }
+        if state.command == .export {
+            state.positional.append(argument)
+            return
+        }
+        guard state.command == nil else {
+            throw OptionError("unexpected argument \(SecretShape.echo(argument)) after the command")
+        }
+        guard let c = Command.CommandName(rawValue: argument) else {
+            throw OptionError("unknown command \(SecretShape.echo(argument)); the commands are plan, sync, verify, status, export and lock")
+        }
+        state.command = c
+    }
+
+    /// The command, after the checks that involve more than one option.
+    static func assemble(_ state: inout State, command: Command.CommandName) throws(OptionError) -> Command {
+        state.global.verbosity = state.quiet ? .quiet : state.verbose ? .verbose : .normal
+        if command == .export {
+            guard state.positional.count == 1 else {
+                throw OptionError(state.positional.isEmpty ? "export needs the bundle directory: `manashiki-sync export DIR`"
+                                                           : "export takes one bundle directory, not \(state.positional.count) arguments")
+            }
+            state.export.directory = state.positional[0]
+        }
+        let sync = state.sync
+        if state.global.offline && sync.every != nil { throw OptionError("--offline cannot be combined with --every") }
+        if state.jitterGiven && sync.every == nil { throw OptionError("--jitter only applies with --every") }
+        if sync.every != nil && sync.dryRun { throw OptionError("--every cannot be combined with --dry-run") }
+        if sync.metricsFile != nil && sync.dryRun {
+            throw OptionError("--metrics-file cannot be combined with --dry-run (a dry run is not a run to alert on)")
+        }
+        switch command {
+        case .plan: return .plan(state.global)
+        case .sync: return .sync(state.global, sync)
+        case .verify: return .verify(state.global, state.verify)
+        case .status: return .status(state.global)
+        case .export: return .export(state.global, state.export)
+        case .lock: return .lock(state.global, state.lock)
+        }
+    }
+
+    /// A whole number (0 or more).
+    static func count(_ name: String, _ text: String) throws(OptionError) -> Int {
+        guard let n = Int(text), n >= 0 else { throw OptionError("\(name) needs a whole number (0 or more), not \(SecretShape.echo(text))") }
+        return n
+    }
+
+    /// A duration such as `30s` or `1h30m`.
+    static func duration(_ name: String, _ text: String) throws(OptionError) -> Duration {
+        guard let d = DurationText.parse(text) else {
+            throw OptionError("\(name) needs a duration such as 30s, 10m, 6h or 1h30m, not \(SecretShape.echo(text))")
+        }
+        return d
+    }
+
+    /// The error for `--api-key` and its look-alikes. The value (if any) is never echoed.
+    static func refusedKey(_ name: String) -> UsageError {
+        UsageError("\(name) is not accepted: a secret on the command line is visible to every user of this machine in `ps` and is saved in shell history. Set the MANASHIKI_API_KEY environment variable, or put the key in a file readable only by you and pass --api-key-file PATH (session tokens come from the manifest's session sources)")
+    }
+}
