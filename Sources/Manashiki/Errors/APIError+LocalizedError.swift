@@ -37,6 +37,9 @@ extension APIError: LocalizedError, CustomStringConvertible {
             return "The transfer ended after \(received) of \(expected) bytes. Nothing was installed; try again (a retry resumes where it stopped)."
         case .refusedURL(let reason):
             return "Refused to connect: \(reason). Only https URLs (and http to this machine) are followed, so credentials and artifacts cannot be sent or fetched elsewhere."
+        case .invalidResponse(let detail) where detail.hasPrefix("the registry serves"):
+            // A download ticket that disagrees with the catalog: the registry is mid-update, not a proxy.
+            return "The registry's answers disagree: \(detail)."
         case .invalidResponse(let detail):
             return "The registry's answer could not be read (\(detail)). Check the base URL points at a Manashiki registry and not a proxy or captive portal."
         case .transport(let detail):

@@ -114,8 +114,10 @@ struct ErrorMappingTests {
         #expect(APIError.fileSystem(operation: "write", path: "/m/a.bin", code: ENOSPC).localizedDescription.contains("Free up disk space"))
     }
 
-    @Test("messages read as sentences: one second, an unexpected status with the server's words quoted")
+    @Test("messages read as sentences: one second, an unexpected status with the server's words quoted, a disagreeing ticket blames no proxy")
     func wording() {
+        let ticket = APIError.invalidResponse("the registry serves 999 bytes of a but listed 10; it is being updated, try again shortly").errorDescription ?? ""
+        #expect(ticket == "The registry's answers disagree: the registry serves 999 bytes of a but listed 10; it is being updated, try again shortly.")
         #expect(APIError.rateLimited(retryAfter: 1).errorDescription == "The registry is rate limiting this key. Try again in 1 second.")
         #expect(APIError.rateLimited(retryAfter: 30).errorDescription == "The registry is rate limiting this key. Try again in 30 seconds.")
         #expect(APIError.unexpectedStatus(status: 418, message: "fresh URLs refused, try again").errorDescription
