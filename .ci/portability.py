@@ -102,7 +102,7 @@ SWIFT_RULES = [
     (r"\bimport\s+BackgroundAssets\b", ["tvOS", "watchOS", "Linux"], "Background Assets: macOS 13, iOS 16, visionOS 1 only"),
     (r"\bvolumeAvailableCapacityFor(Important|Opportunistic)Usage", ["tvOS", "watchOS", "Linux"],
      "volumeAvailableCapacityForImportantUsage: macOS 10.13, iOS 11, visionOS 1; not on tvOS/watchOS or Linux"),
-    (r"\bisiOSAppOnMac\b|\bisMacCatalystApp\b", ["Linux"], "ProcessInfo.isiOSAppOnMac / isMacCatalystApp are Apple-only"),
+    (r"\b(processInfo|info)\.(isiOSAppOnMac|isMacCatalystApp)\b", ["Linux"], "ProcessInfo.isiOSAppOnMac / isMacCatalystApp are Apple-only"),
     (r"\ballows(Expensive|Constrained)NetworkAccess\b|\bURLSessionConfiguration\.background\b|\bbackground\(withIdentifier:",
      ["Linux"], "Apple-only URLSessionConfiguration API"),
     (r"@Observable\b|\bimport\s+Observation\b", PLATFORMS, "Observation needs iOS 17 / macOS 14 (deployment targets are iOS 16 / macOS 13)"),

@@ -184,8 +184,10 @@ public final class DevelopmentRegistry: Sendable {
     /// The most storage downloads seen in progress at once.
     public var maxConcurrentDownloads: Int { state.gauge.maximum }
 
-    /// Artifact bytes the storage origin has served (counted when each artifact response
-    /// starts; ranges count their length), for tests that check where bytes came from.
+    /// Artifact body bytes the storage origin has really sent (each response counted when it
+    /// ends, so a client that hung up is charged only what went out before), for tests that
+    /// check where bytes came from and how many an interruption cost. Read it once
+    /// `openDownloads` is 0.
     public var storageBytesServed: Int64 { state.gauge.bytesServed }
 
     /// Resets `maxConcurrentDownloads` to the current `openDownloads`.

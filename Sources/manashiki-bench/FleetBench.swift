@@ -83,12 +83,12 @@ struct FleetBench {
             ]
             if hasRclone {
                 peers.append(Peer.shell("`rclone copy --transfers 4` (no SHA-256)" + (durable ? ", `sync`" : ""),
-                                        "RCLONE_CONFIG=/dev/null rclone copy --http-url '\(servers.nginx?.origin ?? "")/blobs/' :http: '\(out.path)' --transfers 4 --checkers 8\(sync)",
+                                        "RCLONE_CONFIG=/dev/null rclone copy --http-url '\(servers.nginx?.origin ?? "")/blobs/' :http: '\(out.path)' --transfers 4 --checkers 8" + (durable ? " && sync '\(out.path)'/*/*" : ""),
                                         reset: resetOut, check: { r in
                                             // rclone does not hash: at least check that every file arrived whole.
                                             guard r.status == 0 else { throw BenchError("rclone failed (exit \(r.status))") }
-                                            for id in ids {
-                                                let size = (try? FileManager.default.attributesOfItem(atPath: out.appendingPathComponent("\(id).bin").path)[.size] as? Int) ?? nil
+                                            for id in ids { // rclone keeps nginx's layout: <id>/1.0.0
+                                                let size = (try? FileManager.default.attributesOfItem(atPath: out.appendingPathComponent("\(id)/1.0.0").path)[.size] as? Int) ?? nil
                                                 guard size == Self.sizeMiB << 20 else { throw BenchError("rclone did not copy \(id) whole") }
                                             }
                                             return [:]

@@ -63,11 +63,12 @@ public struct ManashikiClient: Sendable, CustomStringConvertible, CustomReflecta
     }
 
     /// `Application Support/ManashikiModels` in the user domain (on Linux, under
-    /// `$XDG_DATA_HOME` or `~/.local/share`), or a folder in the temporary directory when
-    /// Application Support is unavailable.
+    /// `$XDG_DATA_HOME` or `~/.local/share`; on tvOS `Caches/ManashikiModels`, the only local
+    /// storage tvOS keeps, which the system may purge), or a folder in the temporary directory
+    /// when none is available. See `Platform/DefaultStore.swift`.
     public static var defaultStorageDirectory: URL {
-        if let support = FileManager.default.urls(for: .applicationSupportDirectory, in: .userDomainMask).first {
-            return support.appendingPathComponent("ManashikiModels", isDirectory: true)
+        if let base = DefaultStore.baseDirectory {
+            return base.appendingPathComponent("ManashikiModels", isDirectory: true)
         }
         return FileManager.default.temporaryDirectory.appendingPathComponent("ManashikiModels", isDirectory: true)
     }

@@ -21,6 +21,9 @@ final class ArtifactWriter: HTTPBodyConsumer, @unchecked Sendable {
     private let block: UnsafeMutableRawBufferPointer
     private var blockCount = 0
 
+    /// Whether `restart()` discarded bytes at least once.
+    private(set) var restarted = false
+
     /// Bytes hashed and written so far (a valid prefix of the artifact).
     private(set) var written: Int64 = 0
     /// The artifact's total size as the storage host declared it in this attempt, if it did.
@@ -171,12 +174,36 @@ final class ArtifactWriter: HTTPBodyConsumer, @unchecked Sendable {
 
     /// Discards everything written so far.
     func restart() throws {
+        restarted = true
         blockCount = 0
         written = 0
         writebackStarted = 0
         hasher = SHA256Hasher()
         try POSIX.call("truncate", path) { ftruncate(fd, 0) }
         _ = lseek(fd, 0, SEEK_SET)
+    }
+
+    /// Continues after the first `length` bytes already in the file (a kept partial): hashes
+    /// them again from disk (nothing stored about them is trusted), drops anything after them,
+    /// and reports them as progress.
+    func adoptPrefix(_ length: Int64) throws {
+        blockCount = 0
+        hasher = SHA256Hasher()
+        var offset: Int64 = 0
+        while offset < length {
+            let want = Int(min(Int64(Self.blockSize), length - offset))
+            let n = pread(fd, block.baseAddress, want, off_t(offset))
+            if n < 0 && errno == EINTR { continue }
+            if n < 0 { throw APIError.fileSystem(operation: "read", path: path, code: errno) }
+            if n == 0 { break }
+            hasher.update(UnsafeRawBufferPointer(start: block.baseAddress, count: n))
+            offset += Int64(n)
+        }
+        try POSIX.call("truncate", path) { ftruncate(fd, off_t(offset)) }
+        _ = lseek(fd, off_t(offset), SEEK_SET)
+        written = offset
+        writebackStarted = offset
+        progress?(written, expectedSize)
     }
 
     private func checkDeclared(_ length: Int64?) throws {

@@ -4,7 +4,9 @@ import Foundation
 public struct DownloadOptions: Sendable, Hashable {
     /// Seconds without a byte before a transfer counts as stalled and is resumed.
     public var idleTimeout: TimeInterval = 60
-    /// Resumptions after transient failures (network errors, 5xx, a body cut short) per download.
+    /// Resumptions in a row without progress (less than 1 MiB since the previous one) after
+    /// transient failures (network errors, 5xx, a body cut short); one that made progress does
+    /// not count, so a long download on a link that drops every few minutes still finishes.
     public var maxResumes = 4
     /// Fresh URLs requested after the signed URL expired (403/410) per download.
     public var maxURLRefreshes = 3
@@ -16,6 +18,10 @@ public struct DownloadOptions: Sendable, Hashable {
     /// default) for no limit. The idle timeout already stops a stalled transfer; this also
     /// stops one that keeps trickling in too slowly to ever finish.
     public var deadline: TimeInterval?
+    /// How long a partial download interrupted by anything (a crash, a signal, cancellation,
+    /// a failure after bytes arrived) is kept for a later download of the same artifact to
+    /// continue; older unused partials are removed. Default 7 days; 0 keeps none.
+    public var partialRetention: TimeInterval = 7 * 86_400
     /// A bandwidth budget to draw from; nil (the default) for no limit. Share one limiter
     /// between downloads for one limit over all of them (`BandwidthLimiter`).
     public var rateLimiter: BandwidthLimiter?

@@ -95,22 +95,65 @@ extension ManashikiClient {
             ticket = DownloadTicket(downloadUrl: url.absoluteString, sha256: expecting?.sha256, size: expecting?.size, expiresIn: nil, version: expecting?.version)
         }
 
-        let (partialName, fd) = try store.createPartial(for: modelId)
+        let expectedSize = expecting?.size ?? ticket.size
+        let expectedDigest = expecting?.sha256 ?? ticket.sha256
+        // Only bytes of a known artifact (digest and size) can be kept and continued later.
+        let keepable: (sha256: String, size: Int64)? = if let expectedDigest, let expectedSize, options.partialRetention > 0 {
+            (expectedDigest, expectedSize)
+        } else { nil }
+        _ = store.removeAbandonedPartials(olderThan: options.partialRetention)
+        let partialName: String, fd: Int32
+        var resumedFrom: Int64 = 0
+        if let adopted = store.adoptPartial(for: modelId, sha256: keepable?.sha256, size: keepable?.size) {
+            (partialName, fd, resumedFrom) = adopted
+        } else {
+            (partialName, fd) = try store.createPartial(for: modelId)
+        }
         let partialPath = store.partialPath(partialName)
         var open = true
         var installed = false
+        var keep = false
+        let version = ticket.version
+        // A crash (kill -9, power loss) gives no chance to write the sidecar at the end, so a
+        // download that got this far writes it once on the way; a smaller one is simply fetched
+        // again.
+        let sidecarWritten = Locked(resumedFrom > 0)
+        let keepAfter: Int64 = 4 << 20
+        let report: @Sendable (Int64, Int64?) -> Void = { [store] written, total in
+            if let keepable, written >= keepAfter, !sidecarWritten.withLock({ done in defer { done = true }; return done }) {
+                try? store.keepPartial(partialName, file: fd, modelId: modelId, sha256: keepable.sha256, size: keepable.size, version: version)
+            }
+            progress?(written, total)
+        }
         defer {
+            if !installed {
+                if keep, let keepable, (try? store.keepPartial(partialName, file: fd, modelId: modelId, sha256: keepable.sha256,
+                                                                 size: keepable.size, version: version)) != nil {
+                    // Kept for the next download of this artifact (this process or another).
+                } else {
+                    store.removePartial(partialName)
+                }
+            }
             if open { close(fd) }
-            if !installed { store.removePartial(partialName) }
         }
 
-        let expectedSize = expecting?.size ?? ticket.size
         let deadline = options.deadline.map { DispatchTime.now().uptimeNanoseconds + UInt64(max(0, $0) * 1e9) }
-        let writer = ArtifactWriter(fd: fd, path: partialPath, expectedSize: expectedSize, deadline: deadline, progress: progress)
+        let writer = ArtifactWriter(fd: fd, path: partialPath, expectedSize: expectedSize, deadline: deadline, progress: report)
         var url = try Self.checkedStorageURL(ticket.downloadUrl, allowingPlainHTTP: plainHTTP)
         var redirects = 0, refreshes = 0, resumes = 0
+        var progressMark: Int64 = 0
+        var restartedOnce = false
+        let digest: String
+        do {
+        if resumedFrom > 0 {
+            try writer.adoptPrefix(resumedFrom)
+            resumedFrom = writer.written
+            progressMark = resumedFrom
+        }
 
+        attempt: while true {
         transfer: while true {
+            if resumedFrom > 0, let expectedSize, writer.written == expectedSize { break transfer }
             try Task.checkCancellation()
             if let deadline, DispatchTime.now().uptimeNanoseconds >= deadline {
                 throw Self.deadlineError(modelId, options)
@@ -120,7 +163,8 @@ extension ManashikiClient {
             // No X-API-Key and no Authorization: the storage host gets neither (CONTRACT §3).
             let request = HTTPRequest(url: url, headers: headers, idleTimeout: options.idleTimeout)
             do {
-                try await transport.stream(request, to: options.rateLimiter.map { RateLimitedConsumer(writer, limiter: $0) } ?? writer)
+                let consumer: any HTTPBodyConsumer = options.rateLimiter.map { RateLimitedConsumer(writer, limiter: $0) } ?? writer
+                try await Self.stream(request, to: consumer, over: transport, until: deadline)
                 try await writer.flush()
                 if let expectedSize, writer.written < expectedSize {
                     throw APIError.bodyTooShort(expected: expectedSize, received: writer.written)
@@ -174,19 +218,50 @@ extension ManashikiClient {
                 }
             } catch let error as APIError where Self.isResumable(error) {
                 try await writer.flush()
+                // The budget counts resumptions without progress (less than 1 MiB since the
+                // last one): a link that drops every few minutes still finishes as long as
+                // bytes keep arriving, one that dribbles a few bytes per attempt does not.
+                if writer.written - progressMark >= Self.meaningfulProgress { resumes = 0 }
+                progressMark = writer.written
                 resumes += 1
                 guard resumes <= options.maxResumes else { throw error }
                 let delay = min(4, options.resumeBackoff * pow(2, Double(resumes - 1)))
-                try await Task.sleep(nanoseconds: UInt64(delay * 1e9))
+                var pause = UInt64(delay * 1e9)
+                if let deadline {
+                    let now = DispatchTime.now().uptimeNanoseconds
+                    guard now < deadline else { throw Self.deadlineError(modelId, options) }
+                    pause = min(pause, deadline - now)
+                }
+                try await Task.sleep(nanoseconds: pause)
             }
         }
 
-        let digest = writer.finalize().hex
-        let expectedDigest = expecting?.sha256 ?? ticket.sha256
-        if let expectedDigest, digest != expectedDigest {
-            throw APIError.integrityMismatch(expected: expectedDigest, actual: digest)
+        let computed = writer.finalize().hex
+        if let expectedDigest, computed != expectedDigest {
+            // A continued partial whose kept bytes were wrong (a power loss, a flipped bit on
+            // disk): start over from zero, once.
+            if resumedFrom > 0 && !restartedOnce {
+                restartedOnce = true
+                resumedFrom = 0
+                progressMark = 0
+                resumes = 0
+                try writer.restart()
+                continue attempt
+            }
+            throw APIError.integrityMismatch(expected: expectedDigest, actual: computed)
+        }
+        digest = computed
+        if writer.restarted { resumedFrom = 0 } // the kept bytes were not used after all
+        break attempt
         }
         try Task.checkCancellation()
+        } catch {
+            if keepable != nil && Self.keepsPartial(after: error) {
+                try? await writer.flush() // what arrived is kept too
+                keep = writer.written > 0
+            }
+            throw error
+        }
         let identity = FileIdentity.of(fd: fd) // mtime and inode survive the flush and the rename
         // Rename while the descriptor (and so its flock) is still held: a concurrent download's
         // cleaner removes partial files whose lock it can take, and would otherwise race this.
@@ -199,6 +274,7 @@ extension ManashikiClient {
         var model = DownloadedModel(modelId: modelId, localURL: localURL, sha256: digest, size: writer.written,
                                     version: ticket.version, verified: expectedDigest != nil)
         model.fileIdentity = identity
+        model.resumedFrom = resumedFrom
         return model
     }
 
@@ -252,8 +328,44 @@ extension ManashikiClient {
         return url
     }
 
-    static func deadlineError(_ modelId: String, _ options: DownloadOptions) -> APIError {
-        .transport("the download of \(modelId) did not finish within the \(Int(options.deadline ?? 0)) s allowed (the connection is too slow); try again on a faster connection, or allow more time")
+    /// Streams one request, stopped when `deadline` (uptime nanoseconds) passes whatever the
+    /// transfer is doing (a stalled connection included): the transfer task is cancelled and
+    /// `StorageSignal.deadlinePassed` thrown.
+    static func stream(_ request: HTTPRequest, to writer: any HTTPBodyConsumer, over transport: any HTTPTransport,
+                       until deadline: UInt64?) async throws {
+        guard let deadline else { return try await transport.stream(request, to: writer) }
+        try await withThrowingTaskGroup(of: Bool.self) { group in
+            group.addTask {
+                try await transport.stream(request, to: writer)
+                return true
+            }
+            group.addTask {
+                let now = DispatchTime.now().uptimeNanoseconds
+                if now < deadline { try await Task.sleep(nanoseconds: deadline - now) }
+                return false
+            }
+            defer { group.cancelAll() }
+            guard let finished = try await group.next(), finished else { throw StorageSignal.deadlinePassed }
+        }
+    }
+
+    package static func deadlineError(_ modelId: String, _ options: DownloadOptions) -> APIError {
+        .transport("the download of \(modelId) did not finish within the \(String(format: "%g", options.deadline ?? 0)) s allowed (the connection is too slow); try again on a faster connection, or allow more time")
+    }
+
+    /// Bytes an attempt must add for the resumption after it not to count against
+    /// `DownloadOptions.maxResumes`.
+    static let meaningfulProgress: Int64 = 1 << 20
+
+    /// Whether the bytes written before `error` are worth keeping for a later download: yes
+    /// for interruptions (cancellation, network, server, deadline), no when the bytes
+    /// themselves are wrong or the disk is the problem.
+    static func keepsPartial(after error: any Error) -> Bool {
+        guard let error = error as? APIError else { return error is CancellationError }
+        switch error {
+        case .integrityMismatch, .bodyTooLong, .fileSystem: return false
+        default: return true
+        }
     }
 
     static func isResumable(_ error: APIError) -> Bool {

@@ -23,12 +23,12 @@ extension APIError: LocalizedError, CustomStringConvertible {
         case .modelSunset(let id):
             return "Model \(Self.quoted(id)) has been sunset and can no longer be downloaded. Move to its successor (see its registry record)."
         case .rateLimited(let retryAfter):
-            if let retryAfter { return "The registry is rate limiting this key. Try again in \(retryAfter) seconds." }
+            if let retryAfter { return "The registry is rate limiting this key. Try again in \(retryAfter) \(retryAfter == 1 ? "second" : "seconds")." }
             return "The registry is rate limiting this key. Wait a minute and try again."
         case .server(let status, let message):
             return "The registry had an internal problem (HTTP \(status)\(message.map { ": \($0)" } ?? "")). This is usually temporary: try again in a few minutes."
         case .unexpectedStatus(let status, let message):
-            return "The registry answered HTTP \(status)\(message.map { ": \($0)" } ?? "") which this SDK does not expect. Check the base URL points at a Manashiki registry, or update the SDK."
+            return "The registry answered HTTP \(status), a status this SDK does not expect\(message.map { " (it said: \"\($0)\")" } ?? ""). Check the base URL points at a Manashiki registry, or update the SDK."
         case .integrityMismatch(let expected, let actual):
             return "The downloaded file is corrupt: its SHA-256 is \(actual) but the registry says \(expected). Nothing was installed and the previous copy is intact; try again, and report it if it persists."
         case .bodyTooLong(let expected):

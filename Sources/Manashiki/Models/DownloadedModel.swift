@@ -21,6 +21,11 @@ public struct DownloadedModel: Sendable, Hashable {
     /// sync agent records it, so a file swapped in by someone else is noticed).
     package var fileIdentity: FileIdentity?
 
+    /// Bytes taken over from a partial download kept by an earlier, interrupted download of
+    /// the same artifact (re-hashed from disk, then continued with `Range`); 0 when every byte
+    /// was transferred by this call.
+    public var resumedFrom: Int64 = 0
+
     /// Creates a value.
     public init(modelId: String, localURL: URL, sha256: String, size: Int64, version: String?, verified: Bool) {
         self.modelId = modelId

@@ -51,26 +51,12 @@ package final class StorageDirectory: @unchecked Sendable {
             throw error
         }
         Self.excludeFromBackup(layout.metadataDirectory)
-        abandonedPartialsRemoved = removeAbandonedPartials()
+        abandonedPartialsRemoved = removeAbandonedPartials(olderThan: nil)
     }
 
-    /// Partial files removed when the directory was opened (left by a killed process).
+    /// Partial files removed when the directory was opened (left by a killed process with
+    /// nothing to resume them by; see `removeAbandonedPartials`).
     package private(set) var abandonedPartialsRemoved: [String] = []
-
-    /// Removes partial files that no live download holds (their flock can be taken), so a
-    /// process killed mid-download (common on iOS) does not leak disk space. Returns their names.
-    package func removeAbandonedPartials() -> [String] {
-        var removed: [String] = []
-        let names = (try? FileManager.default.contentsOfDirectory(atPath: partialPath(""))) ?? []
-        for name in names where StoreLayout.isPartialName(name) {
-            let fd = openat(partialFD, name, O_RDONLY | O_NOFOLLOW | O_CLOEXEC)
-            guard fd >= 0 else { continue }
-            defer { close(fd) }
-            guard flock(fd, LOCK_EX | LOCK_NB) == 0, isStillNamed(name, fd) else { continue }
-            if unlinkat(partialFD, name, 0) == 0 { removed.append(name) }
-        }
-        return removed.sorted()
-    }
 
     /// Whether `name` in the partial folder is still the file open as `fd`.
     func isStillNamed(_ name: String, _ fd: Int32) -> Bool {
@@ -98,7 +84,7 @@ package final class StorageDirectory: @unchecked Sendable {
     package func createPartial(for modelId: String) throws -> (name: String, fd: Int32) {
         for _ in 0..<8 {
             let name = StoreLayout.newPartialName(for: modelId)
-            let fd = openat(partialFD, name, O_WRONLY | O_CREAT | O_EXCL | O_NOFOLLOW | O_CLOEXEC, 0o644)
+            let fd = openat(partialFD, name, O_RDWR | O_CREAT | O_EXCL | O_NOFOLLOW | O_CLOEXEC, 0o644)
             if fd < 0 {
                 if errno == EEXIST || errno == EINTR { continue }
                 throw APIError.fileSystem(operation: "create a temporary file in", path: partialPath(""), code: errno)
@@ -115,16 +101,19 @@ package final class StorageDirectory: @unchecked Sendable {
         throw APIError.fileSystem(operation: "create a temporary file in", path: partialPath(""), code: EEXIST)
     }
 
-    /// Removes a partial file (best effort).
+    /// Removes a partial file and its sidecar (best effort).
     package func removePartial(_ name: String) {
+        _ = unlinkat(partialFD, StoreLayout.sidecarName(of: name), 0)
         _ = unlinkat(partialFD, name, 0)
     }
 
     /// Atomically replaces `<modelId>.bin` with the partial file `name` (open as `file`):
-    /// flushes it, renames it and flushes the directory (`DurableFile.commit`).
+    /// flushes it, renames it and flushes the directory (`DurableFile.commit`); the partial's
+    /// sidecar, if it had one, goes with it.
     package func install(partial name: String, file: Int32, as modelId: String) throws {
         try DurableFile.commit(file, path: partialPath(name), named: name, in: partialFD,
                                as: ModelID.fileName(for: modelId), in: fd, directoryPath: url.path)
+        _ = unlinkat(partialFD, StoreLayout.sidecarName(of: name), 0)
     }
 
     /// Downloads in progress can be fetched again: keep them out of iCloud backups.

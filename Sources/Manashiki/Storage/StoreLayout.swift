@@ -62,6 +62,15 @@ public struct StoreLayout: Sendable, Hashable {
     /// The sidecar's name of the partial download `name`.
     static func sidecarName(of name: String) -> String { name + sidecarSuffix }
 
+    /// The partial download a sidecar (or a sidecar's temporary file) belongs to, if `name` is one.
+    static func partialName(ofSidecar name: String) -> String? {
+        let marker = "." + partialExtension + sidecarSuffix
+        guard let range = name.range(of: marker) else { return nil }
+        let rest = name[range.upperBound...]
+        guard rest.isEmpty || rest.hasPrefix(DurableFile.temporaryInfix) else { return nil }
+        return String(name[..<range.lowerBound]) + "." + partialExtension
+    }
+
     /// The model id in a partial download's name, if it is one.
     static func modelId(ofPartial name: String) -> String? {
         guard isPartialName(name) else { return nil }

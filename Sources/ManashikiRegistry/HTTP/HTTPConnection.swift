@@ -103,13 +103,29 @@ final class HTTPConnection {
 
     /// Writes all of `data`.
     func write(_ data: Data) throws {
-        try data.withUnsafeBytes { try POSIXSocket.sendAll(fd, $0) }
+        try data.withUnsafeBytes { try write($0) }
     }
 
     /// Writes all of `bytes`.
     func write(_ bytes: UnsafeRawBufferPointer) throws {
+        defer { bodyBytesSent += Int64(bytes.count) }
         try POSIXSocket.sendAll(fd, bytes)
     }
+
+    /// Copies `count` bytes of `file` from `offset` to the peer (`sendfile(2)` where it exists).
+    func send(file: Int32, offset: Int64, count: Int64) throws {
+        defer { bodyBytesSent += count }
+        try POSIXSocket.sendFile(fd, file: file, offset: offset, count: count)
+    }
+
+    /// Writes a response head (not counted in `bodyBytesSent`).
+    func writeHead(_ head: String) throws {
+        try Data(head.utf8).withUnsafeBytes { try POSIXSocket.sendAll(fd, $0) }
+    }
+
+    /// Body bytes handed to the socket so far (a failed send counts in full: its bytes may
+    /// have left before the failure).
+    private(set) var bodyBytesSent: Int64 = 0
 
     private func fill() throws -> Int {
         var chunk = [UInt8](repeating: 0, count: 16 << 10)

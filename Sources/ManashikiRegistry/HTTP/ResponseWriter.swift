@@ -54,7 +54,7 @@ enum ResponseWriter {
         if let declared { head += "Content-Length: \(declared)\r\n" }
         if chunked { head += "Transfer-Encoding: chunked\r\n" }
         head += keep ? "Connection: keep-alive\r\n\r\n" : "Connection: close\r\n\r\n"
-        try c.write(Data(head.utf8))
+        try c.writeHead(head)
         if headOnly { return keep }
 
         switch fault {
@@ -122,7 +122,7 @@ enum ResponseWriter {
             let file = open(path, O_RDONLY)
             guard file >= 0 else { throw SocketError(operation: "open(\(path))", code: errno) }
             defer { close(file) }
-            try POSIXSocket.sendFile(c.fd, file: file, offset: offset, count: length)
+            try c.send(file: file, offset: offset, count: length)
         }
     }
 

@@ -13,9 +13,10 @@ final class DownloadGauge: @unchecked Sendable {
     var open: Int { state.withLock { $0.open } }
     /// The most downloads seen in progress at once.
     var maximum: Int { state.withLock { $0.max } }
-    /// Counts the body bytes of an artifact response the storage origin starts sending.
+    /// Counts the bytes of an artifact response the storage origin sent (body only).
     func served(_ bytes: Int64) { state.withLock { $0.bytes += bytes } }
-    /// Artifact body bytes the storage origin has sent (or begun sending) since it started.
+    /// Bytes of artifact responses the storage origin has sent since it started (each counted
+    /// when it ends).
     var bytesServed: Int64 { state.withLock { $0.bytes } }
     /// Sets the maximum back to the current count.
     func resetMaximum() { state.withLock { $0.max = $0.open } }

@@ -80,8 +80,13 @@ struct StorageOrigin: HTTPRequestHandler {
         }
         if contentLength > 0 { response.closeConnection = true }
         state.gauge.begin()
-        defer { state.gauge.end() }
-        if !headOnly, case .file(_, _, let length) = response.body { state.gauge.served(length) }
+        // What really went out body bytes, counted when the answer ends: a client that
+        // hangs up mid-body is charged only the bytes sent before it did.
+        let sentBefore = connection.bodyBytesSent
+        defer {
+            if !headOnly { state.gauge.served(connection.bodyBytesSent - sentBefore) }
+            state.gauge.end()
+        }
         return ResponseWriter.send(response, on: connection, headOnly: headOnly, keepAlive: request.wantsKeepAlive,
                                    fault: FaultResponses.bodyFault(for: fault))
     }

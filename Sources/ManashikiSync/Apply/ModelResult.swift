@@ -33,6 +33,9 @@ public struct ModelResult: Sendable, Equatable, CustomStringConvertible {
     /// Where the installed bytes came from (`registry`, `bundle /path`, `mirror https://…`),
     /// `store` for a model kept or re-verified in place, nil otherwise.
     public var source: String?
+    /// Bytes taken over from a partial download kept by an interrupted earlier run (the
+    /// transfer continued from there); nil when nothing was reused.
+    public var resumedFrom: Int64?
 
     /// Creates a result.
     public init(modelId: String, planned: PlanItem, status: Status) {

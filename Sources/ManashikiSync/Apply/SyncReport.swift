@@ -12,8 +12,10 @@ public struct SyncReport: Sendable, Equatable {
     public var runFailure: SyncFailure?
     /// Leftovers of crashed runs that were removed.
     public var cleanedLeftovers: [String]
-    /// Bytes downloaded (from every source).
+    /// Bytes downloaded (from every source), not counting bytes reused from kept partials.
     public var bytesDownloaded: Int64
+    /// Bytes reused from partial downloads kept by interrupted earlier runs (not downloaded again).
+    public var bytesReused: Int64 = 0
     /// Bytes installed, by where they came from (`registry`, `bundle /path`, `mirror …`).
     public var bytesBySource: [String: Int64] = [:]
     /// Bytes re-hashed to check files that changed behind our back.

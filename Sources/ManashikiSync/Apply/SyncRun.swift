@@ -24,6 +24,7 @@ final class SyncRun: Sendable {
     /// When the state file was last written (uptime nanoseconds).
     private let lastStateWrite = Locked<UInt64>(0)
     let bytesDownloaded = Locked<Int64>(0)
+    let bytesReused = Locked<Int64>(0)
     /// The registry records the plan was made with, by model id (their facts are recorded
     /// with each install, for `export`).
     let plannedRecords = Locked<[String: ModelRecord]>([:])
@@ -79,7 +80,8 @@ final class SyncRun: Sendable {
 
     /// Everything that happens while holding the lock.
     private func locked() async -> SyncReport {
-        let cleaned = options.dryRun ? [] : LeftoverCleaner.clean(layout)
+        let cleaned = options.dryRun ? [] : LeftoverCleaner.clean(layout, keepingPartialsOf: Set(manifest.models.map(\.id)),
+                                                                   retention: downloadOptions.partialRetention)
         if !cleaned.isEmpty { emit(.cleanedLeftovers(cleaned)) }
         var warnings: [String] = []
         var initial = StoreState()
@@ -159,7 +161,8 @@ final class SyncRun: Sendable {
         }
         let snapshot = await StoreScanner.snapshot(layout, state: initial, identities: identities, candidateSizes: sizes)
         var input = PlanInput(manifest: planManifest, device: options.device ?? manifest.device ?? .current, snapshot: snapshot,
-                              catalog: catalog, invalidCatalogEntries: invalidEntries, freeBytes: options.freeSpace(layout.directory), forcePrune: options.forcePrune)
+                              catalog: catalog, invalidCatalogEntries: invalidEntries, freeBytes: options.freeSpace(layout.directory), forcePrune: options.forcePrune,
+                              owner: options.owner)
         let privateSource = fetcher.eligible(isPrivate: true).first
         for spec in manifest.models {
             if let entry = byId[spec.id], let cached = initial.record(spec.id, version: entry.version) { input.records[spec.id] = cached }
@@ -212,6 +215,7 @@ final class SyncRun: Sendable {
             var r = SyncReport(outcome: outcome, plan: plan, results: results, runFailure: failure, cleanedLeftovers: cleaned,
                                bytesDownloaded: bytesDownloaded.current, bytesHashed: snapshot.bytesHashed, warnings: warnings + sourceWarnings.current)
             r.bytesBySource = bytesBySource.current
+            r.bytesReused = bytesReused.current
             return r
         }
         if options.dryRun {
@@ -357,13 +361,15 @@ final class SyncRun: Sendable {
             guard let identity = downloaded.fileIdentity ?? FileIdentity.of(layout.modelFile(id)) else {
                 return fail(SyncFailure(kind: .terminal, message: "the download reported success but \(layout.modelFile(id).path) is missing"))
             }
-            bytesDownloaded.withLock { $0 += downloaded.size }
+            bytesDownloaded.withLock { $0 += downloaded.size - downloaded.resumedFrom }
+            bytesReused.withLock { $0 += downloaded.resumedFrom }
             bytesBySource.withLock { $0[fetched.source, default: 0] += downloaded.size }
             record(id, StoreState.Installed(version: target.version, sha256: downloaded.sha256, size: downloaded.size, identity: identity,
                                             record: facts(of: id, sha256: downloaded.sha256)))
             var result = ModelResult(modelId: id, planned: item, status: .installed(version: target.version))
             if case .replace(let from, _, _) = item.action { result.status = .replaced(from: from, to: target.version) }
             result.source = fetched.source
+            if downloaded.resumedFrom > 0 { result.resumedFrom = downloaded.resumedFrom }
             return result
 
         default:
@@ -382,8 +388,27 @@ final class SyncRun: Sendable {
             }
             token = try await retry.run({ [resolver, registry] in try await resolver.token(source, registry: registry) })
         }
-        return try await retry.run({ [registry, token, downloadOptions] in
-            try await registry.download(id, session: token, expecting: expected, options: downloadOptions, progress: progress)
+        // The deadline holds for the whole model, retries included: each attempt gets what is
+        // left of it, and none starts (or is retried) once it has passed.
+        let options = downloadOptions
+        let end = options.deadline.map { Date().addingTimeInterval($0) }
+        return try await retry.run({ [registry, token] in
+            var attempt = options
+            if let end {
+                let left = end.timeIntervalSinceNow
+                guard left > 0 else {
+                    let deadline = ManashikiClient.deadlineError(id, options)
+                    throw SyncFailure(kind: .terminal, message: deadline.description, apiError: deadline)
+                }
+                attempt.deadline = left
+            }
+            do {
+                return try await registry.download(id, session: token, expecting: expected, options: attempt, progress: progress)
+            } catch is APIError where end.map({ $0.timeIntervalSinceNow <= 0 }) ?? false {
+                // Out of time: not retried, and the message names the run's limit.
+                let deadline = ManashikiClient.deadlineError(id, options)
+                throw SyncFailure(kind: .terminal, message: deadline.description, apiError: deadline)
+            }
         }, onRetry: { [emit] attempt, error, wait in
             emit(.retrying(modelId: id, attempt: attempt, delay: wait, reason: error.description))
         })
@@ -409,7 +434,10 @@ final class SyncRun: Sendable {
     /// with a final write).
     private func record(_ id: String, _ installed: StoreState.Installed) {
         state.withLock { s in
-            s.models[id] = installed
+            // The owners who wanted the previous file still want this one.
+            var entry = installed
+            entry.owners = s.models[id]?.owners
+            s.models[id] = entry.claimed(by: options.owner)
             persist(s)
         }
     }
@@ -478,6 +506,12 @@ final class SyncRun: Sendable {
     private func finishState(initial: StoreState, catalog: [String: ModelEntry], warnings: inout [String]) {
         let final: StoreState = state.withLock { s in
             for id in s.models.keys where FileIdentity.of(layout.modelFile(id)) == nil { s.models[id] = nil }
+            // Claims: this owner wants what its manifest lists, and no longer what it does not
+            // (the last claim goes only with the file, by a prune).
+            let listed = Set(manifest.models.map(\.id))
+            for (id, entry) in s.models {
+                s.models[id] = listed.contains(id) ? entry.claimed(by: options.owner) : entry.released(by: options.owner)
+            }
             // Keep records only for catalog versions that are not installed (skipped, blocked or
             // failed models are checked again every run). An installed, current model never needs
             // its record again, and caching it made every run decode thousands of records.

@@ -29,24 +29,20 @@ public struct DeviceProfile: Sendable, Hashable, Codable {
         self.diskMB = diskMB
     }
 
-    /// The machine this code runs on: `Platform.current`, the OS version from `ProcessInfo`
-    /// and the physical memory.
+    /// The machine this code runs on, as `DeviceDetection` reads it: `ios`, or `ipados` on an
+    /// iPad; `macos` for a Mac, a Mac Catalyst app or an iOS app on a Mac; the OS version from
+    /// `ProcessInfo`, and the physical memory.
     ///
-    /// On Linux (and other non-Apple systems) the OS version is left unknown, so `min_os` is not
-    /// enforced: `ProcessInfo` reports the kernel release there (6.x), which is not the OS
-    /// release that a record's `min_os` means. Set `device.osVersion` in the manifest to check it.
+    /// The OS version is left unknown (so `min_os` is not enforced) where the reported number
+    /// is not the OS release a record's `min_os` means: on Linux (`ProcessInfo` reports the
+    /// kernel release, 6.x), and for Catalyst and iOS apps on a Mac. Set `device.osVersion` in
+    /// the manifest to check it there.
     public static var current: DeviceProfile {
-        let info = ProcessInfo.processInfo
-        #if canImport(Darwin)
-        let v = info.operatingSystemVersion
-        let osVersion: String? = "\(v.majorVersion).\(v.minorVersion).\(v.patchVersion)"
-        #else
-        let osVersion: String? = nil
-        #endif
+        let detected = DeviceDetection.detect(.current)
         return DeviceProfile(
-            platform: Platform.current,
-            osVersion: osVersion,
-            memoryMB: Int(info.physicalMemory / (1 << 20))
+            platform: detected.platform,
+            osVersion: detected.osVersion,
+            memoryMB: Int(ProcessInfo.processInfo.physicalMemory / (1 << 20))
         )
     }
 

@@ -37,12 +37,16 @@ public struct PlanInput: Sendable, Hashable {
     public var freeBytes: Int64?
     /// Whether prune guards (max deletes, empty manifest) are overridden.
     public var forcePrune: Bool
+    /// Who this run claims models for in a shared store (`Reconciler.Options.owner`): a model
+    /// another owner still claims is never pruned.
+    public var owner: String
 
     /// Creates an input.
     public init(manifest: Manifest, device: DeviceProfile, snapshot: StoreSnapshot, catalog: [ModelEntry],
                 invalidCatalogEntries: [String: String] = [:],
                 records: [String: ModelRecord] = [:], recordFailures: [String: String] = [:],
-                sessions: [String: SessionAvailability] = [:], freeBytes: Int64? = nil, forcePrune: Bool = false) {
+                sessions: [String: SessionAvailability] = [:], freeBytes: Int64? = nil, forcePrune: Bool = false,
+                owner: String = StoreOwner.current) {
         self.manifest = manifest
         self.device = device
         self.snapshot = snapshot
@@ -54,6 +58,7 @@ public struct PlanInput: Sendable, Hashable {
         self.sessions = sessions
         self.freeBytes = freeBytes
         self.forcePrune = forcePrune
+        self.owner = owner
     }
 
     static func index(_ catalog: [ModelEntry]) -> [String: ModelEntry] {

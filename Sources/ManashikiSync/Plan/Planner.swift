@@ -257,6 +257,8 @@ public enum Planner {
         let state = input.snapshot.state
         let candidates = input.snapshot.files.keys
             .filter { !wanted.contains($0) && (policy.mode == .all || state.models[$0] != nil) }
+            // In a shared store, a model another owner still wants is never a candidate.
+            .filter { !(state.models[$0]?.isClaimed(byOtherThan: input.owner) ?? false) }
             .sorted()
         if input.manifest.models.isEmpty && !policy.allowEmptyManifest && !input.forcePrune {
             return candidates.map {

@@ -16,14 +16,25 @@ import Darwin
 /// whose flock is held by a live download is left alone.
 public enum LeftoverCleaner {
     /// Removes leftovers and returns the names removed.
+    ///
+    /// Partial downloads kept to be resumed (a valid sidecar) stay, unless `models` is given
+    /// and does not hold their model (it left the manifest, or was pruned), or they were not
+    /// touched for `retention` seconds.
     @discardableResult
-    public static func clean(_ layout: StoreLayout) -> [String] {
-        // The SDK removes partial files nobody holds whenever it opens the storage directory.
-        var removed = ((try? StorageDirectory(url: layout.directory))?.abandonedPartialsRemoved ?? []).map { "partial/\($0)" }
+    public static func clean(_ layout: StoreLayout, keepingPartialsOf models: Set<String>? = nil,
+                             retention: TimeInterval? = nil) -> [String] {
+        // The SDK removes partial files nobody holds and nothing can resume whenever it opens
+        // the storage directory.
+        let store = try? StorageDirectory(url: layout.directory)
+        var removed = store?.abandonedPartialsRemoved ?? []
+        if let store, models != nil || retention != nil {
+            removed += store.removeAbandonedPartials(olderThan: retention, keepingOnly: models)
+        }
+        var names = removed.map { "partial/\($0)" }
         let fm = FileManager.default
         for name in (try? fm.contentsOfDirectory(atPath: layout.metadataDirectory.path)) ?? [] where DurableFile.isTemporary(name) {
-            if unlink(layout.metadataDirectory.appendingPathComponent(name).path) == 0 { removed.append(name) }
+            if unlink(layout.metadataDirectory.appendingPathComponent(name).path) == 0 { names.append(name) }
         }
-        return removed.sorted()
+        return names.sorted()
     }
 }

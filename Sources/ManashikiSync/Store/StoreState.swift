@@ -20,14 +20,42 @@ public struct StoreState: Sendable, Hashable, Codable {
         /// The registry record's facts when it was installed (for `export`'s bundle index);
         /// nil for files adopted without a record, or recorded by an older agent.
         public var record: ArtifactFacts?
+        /// Who wants this model in a store shared by several apps (macOS outside a sandbox) or
+        /// by an app and the CLI: the owners whose runs installed or kept it
+        /// (`Reconciler.Options.owner`). Nil for entries written before owners were recorded;
+        /// they count as the running owner's.
+        public var owners: [String]?
 
         /// Creates an entry.
-        public init(version: String, sha256: String, size: Int64, identity: FileIdentity, record: ArtifactFacts? = nil) {
+        public init(version: String, sha256: String, size: Int64, identity: FileIdentity, record: ArtifactFacts? = nil,
+                    owners: [String]? = nil) {
             self.version = version
             self.sha256 = sha256
             self.size = size
             self.identity = identity
             self.record = record
+            self.owners = owners
+        }
+
+        /// Whether an owner other than `owner` still wants this model (then `owner`'s prune
+        /// must not delete it).
+        public func isClaimed(byOtherThan owner: String) -> Bool {
+            (owners ?? []).contains { $0 != owner }
+        }
+
+        /// This entry with `owner` among its owners.
+        func claimed(by owner: String) -> Installed {
+            var copy = self
+            copy.owners = Array(Set(owners ?? []).union([owner])).sorted()
+            return copy
+        }
+
+        /// This entry without `owner`'s claim (never empty: the last claim goes with the file).
+        func released(by owner: String) -> Installed {
+            guard let owners, owners.contains(owner), owners.count > 1 else { return self }
+            var copy = self
+            copy.owners = owners.filter { $0 != owner }
+            return copy
         }
     }
 

@@ -28,8 +28,10 @@ package enum ErrorAdvice {
                 break
             }
         }
+        // Say "usually temporary" once: the SDK's text may already say it.
+        let temporary = failure.description.range(of: "usually temporary", options: .caseInsensitive) == nil ? "this is usually temporary: " : ""
         let todo = failure.isRetryable
-            ? "this is usually temporary: the next run retries (or run `manashiki-sync sync` again)"
+            ? "\(temporary)the next run retries (or run `manashiki-sync sync` again)"
             : "fix the cause above, then run `manashiki-sync sync` again"
         return (failure.description, todo)
     }

@@ -78,7 +78,7 @@ package final class JSONEventWriter: RunRenderer, @unchecked Sendable {
             "command": summary.command, "outcome": summary.outcome, "exitCode": Int(summary.exitCode.rawValue),
             "exitName": summary.exitCode.name, "dryRun": summary.dryRun,
             "counts": ResultView.counts(report.results), "models": report.results.map(Self.resultFields),
-            "bytesDownloaded": report.bytesDownloaded, "bytesHashed": report.bytesHashed,
+            "bytesDownloaded": report.bytesDownloaded, "bytesReused": report.bytesReused, "bytesHashed": report.bytesHashed,
             "bytesBySource": report.bytesBySource.mapValues { NSNumber(value: $0) },
             "durationSeconds": (summary.durationSeconds * 1000).rounded() / 1000,
             "warnings": report.warnings.map(TextSanitizer.oneLine), "cleanedLeftovers": report.cleanedLeftovers,
@@ -127,7 +127,7 @@ package final class JSONEventWriter: RunRenderer, @unchecked Sendable {
             "modelId": result.modelId, "status": ResultView.status(result.status), "action": result.planned.action.name,
             "version": ResultView.version(result), "fromVersion": ResultView.fromVersion(result),
             "bytes": ResultView.bytes(result.planned.action), "reason": TextSanitizer.oneLine(result.planned.reason), "error": nil,
-            "source": result.source,
+            "source": result.source, "resumedFrom": result.resumedFrom,
         ]
         if case .notRun(let why) = result.status { fields["reason"] = TextSanitizer.oneLine(why) }
         if let problem = ResultView.problem(result) {

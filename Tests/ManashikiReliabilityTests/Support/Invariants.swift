@@ -1,5 +1,6 @@
 import Foundation
 import Testing
+import ManashikiTestSupport
 #if canImport(Glibc)
 import Glibc
 #elseif canImport(Darwin)
@@ -28,10 +29,10 @@ struct StoreSnapshot: Sendable {
 
 /// The standard outcome every failure case must show (README "Reliability").
 enum Invariants {
-    /// Files in `<store>/.manashiki/partial` (temporary downloads).
-    static func partials(_ store: URL) -> [String] {
-        (try? FileManager.default.contentsOfDirectory(atPath: store.appendingPathComponent(".manashiki/partial").path)) ?? []
-    }
+    /// Stray files in `<store>/.manashiki/partial`: anything but a partial download kept to be
+    /// resumed together with its valid sidecar (temporary files, a partial without a usable
+    /// sidecar, a sidecar without its partial).
+    static func partials(_ store: URL) -> [String] { PartialFolder.strays(in: store) }
 
     /// Anything at the top of the store that is neither `.manashiki` nor in `allowed`.
     static func strays(_ store: URL, allowed: Set<String>) -> [String] {
@@ -41,7 +42,8 @@ enum Invariants {
     /// Asserts the standard outcome after a failure:
     /// - each model in `failed` that was installed `before` is byte-identical with the same
     ///   inode (and one that was not installed is still absent);
-    /// - no temporary file is left in `<store>/.manashiki/partial`;
+    /// - no stray file is left in `<store>/.manashiki/partial` (a kept partial with a valid
+    ///   sidecar, there to be resumed, is allowed);
     /// - each model in `synced` holds exactly its expected bytes;
     /// - nothing was pruned: every other file of `before` is unchanged (bytes and inode).
     /// Returns whether it all held (each violation is also recorded as an issue).

@@ -67,6 +67,17 @@ struct SyncCommandTests {
         #expect(!fixture.registry.requestLog().contains { $0.path.contains("/api/download/") })
     }
 
+    @Test("--max-rate reaches the run: -v names the limit, the downloads complete intact")
+    func maxRate() async throws {
+        let fixture = try Fixture()
+        let result = try await fixture.run(["sync", "-v", "--max-rate", "20M"])
+        #expect(result.status == 0, "\(result.all)")
+        #expect(result.stderr.contains("downloads limited to 20.0 MiB/s in total"), "\(result.stderr)")
+        #expect(fixture.isInstalledIntact("alpha") && fixture.isInstalledIntact("beta"))
+        let bad = try await fixture.run(["sync", "--max-rate", "20 M"])
+        #expect(bad.status == 2 && bad.stderr.contains("--max-rate needs a rate"))
+    }
+
     @Test("a registry fault on one model is a partial failure: exit 3, the other model installed, one stderr line")
     func partialFailure() async throws {
         let fixture = try Fixture()

@@ -2,6 +2,7 @@ import Foundation
 import Testing
 @testable import ManashikiSyncCLI
 import ManashikiSync
+import Manashiki
 
 @Suite("PlainRenderer")
 struct PlainRendererTests {
@@ -72,5 +73,17 @@ struct ProblemReporterTests {
         #expect(err.lines[1].hasPrefix("manashiki-sync: error: secret: private model without a session token"))
         #expect(err.lines[2] == "manashiki-sync: warning: beta: deprecated")
         #expect(out.text.isEmpty)
+    }
+}
+
+@Suite("Error advice wording")
+struct ErrorAdviceWordingTests {
+    @Test("retryable advice says \"usually temporary\" once, even when the SDK's text already does")
+    func temporaryOnce() {
+        let server = SyncFailure(APIError.server(status: 503, message: nil))
+        let line = ErrorAdvice.line(modelId: "a", what: ErrorAdvice.text(for: server).what, todo: ErrorAdvice.text(for: server).todo)
+        #expect(line.lowercased().components(separatedBy: "usually temporary").count == 2, "\(line)")
+        let network = ErrorAdvice.text(for: SyncFailure(APIError.transport("connection reset")))
+        #expect(network.todo.hasPrefix("this is usually temporary: the next run retries"))
     }
 }

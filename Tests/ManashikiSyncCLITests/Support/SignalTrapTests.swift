@@ -1,5 +1,6 @@
 import Foundation
 import Testing
+import ManashikiTestSupport
 import ManashikiRegistry
 #if canImport(Glibc)
 import Glibc
@@ -23,15 +24,15 @@ struct SignalTrapTests {
         return await running.finish()
     }
 
-    @Test("SIGINT during a download cancels it cleanly: exit 130, no partial file left")
+    @Test("SIGINT during a download cancels it cleanly: exit 130, the partial kept with its sidecar for the next run, no stray file")
     func interrupt() async throws {
         let fixture = try Fixture()
         let result = try await Self.interruptSlowSync(fixture, with: SIGINT)
         #expect(result.status == 130)
         #expect(fixture.installed("beta") == nil)
-        let partial = fixture.store.appendingPathComponent(".manashiki/partial")
-        let leftovers = (try? FileManager.default.contentsOfDirectory(atPath: partial.path)) ?? []
-        #expect(leftovers.isEmpty)
+        #expect(PartialFolder.strays(in: fixture.store).isEmpty)
+        let kept = PartialFolder.kept(in: fixture.store)
+        #expect(kept.count == 1 && kept.first?.sidecar.modelId == "beta" && (kept.first?.bytes ?? 0) > 0)
         #expect(result.summary()["outcome"] as? String == "cancelled")
     }
 

@@ -113,4 +113,12 @@ struct ErrorMappingTests {
     func diskFullHint() {
         #expect(APIError.fileSystem(operation: "write", path: "/m/a.bin", code: ENOSPC).localizedDescription.contains("Free up disk space"))
     }
+
+    @Test("messages read as sentences: one second, an unexpected status with the server's words quoted")
+    func wording() {
+        #expect(APIError.rateLimited(retryAfter: 1).errorDescription == "The registry is rate limiting this key. Try again in 1 second.")
+        #expect(APIError.rateLimited(retryAfter: 30).errorDescription == "The registry is rate limiting this key. Try again in 30 seconds.")
+        #expect(APIError.unexpectedStatus(status: 418, message: "fresh URLs refused, try again").errorDescription
+                == #"The registry answered HTTP 418, a status this SDK does not expect (it said: "fresh URLs refused, try again"). Check the base URL points at a Manashiki registry, or update the SDK."#)
+    }
 }

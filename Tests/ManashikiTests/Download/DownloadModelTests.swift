@@ -58,9 +58,8 @@ struct DownloadModelTests {
         try makeClient(storage: dir.url, s.handler)
     }
 
-    func leftovers() -> [String] {
-        (try? FileManager.default.contentsOfDirectory(atPath: dir.url.appendingPathComponent(".manashiki/partial").path)) ?? []
-    }
+    /// Stray files in the partial folder (a kept partial with a valid sidecar is not one).
+    func leftovers() -> [String] { PartialFolder.strays(in: dir.url) }
 
     func installPrevious(_ content: String = "previous verified model") throws -> (Data, UInt64) {
         let data = Data(content.utf8)

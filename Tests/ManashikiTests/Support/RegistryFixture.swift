@@ -1,6 +1,7 @@
 import Foundation
 import Manashiki
 import ManashikiRegistry
+import ManashikiTestSupport
 
 /// A development registry on ephemeral loopback ports with a small catalog, plus a temporary
 /// storage directory, for integration tests over real HTTP.
@@ -34,10 +35,12 @@ final class RegistryFixture {
 
     var installed: URL { storage.file("tiny.bin") }
 
-    /// The partial files left in the store (must be none after any download).
-    var leftovers: [String] {
-        (try? FileManager.default.contentsOfDirectory(atPath: storage.url.appendingPathComponent(".manashiki/partial").path)) ?? []
-    }
+    /// Stray files in the partial folder (must be none after any download; a kept partial
+    /// with a valid sidecar is not one).
+    var leftovers: [String] { PartialFolder.strays(in: storage.url) }
+
+    /// Partial downloads kept to be resumed.
+    var keptPartials: [(name: String, bytes: Int64, sidecar: PartialSidecar)] { PartialFolder.kept(in: storage.url) }
 
     /// Installs a first verified copy and returns its bytes and inode.
     func installFirstCopy() async throws -> (Data, UInt64) {

@@ -1,0 +1,177 @@
+import Foundation
+#if canImport(Glibc)
+import Glibc
+#elseif canImport(Musl)
+import Musl
+#elseif canImport(Darwin)
+import Darwin
+#endif
+
+/// Partial downloads kept for a later run: `<id>.<rnd>.partial` plus its sidecar
+/// `<id>.<rnd>.partial.json` (`PartialSidecar`). A partial is only ever touched by the process
+/// holding its `flock`: one whose lock is held is neither resumed nor removed.
+extension StorageDirectory {
+    /// A partial download on disk, as `status` and `verify` show it.
+    package struct KeptPartial: Sendable, Equatable {
+        /// Its file name in the partial folder.
+        package var name: String
+        /// The model it belongs to.
+        package var modelId: String
+        /// Bytes in the file.
+        package var bytes: Int64
+        /// The artifact's size, from the sidecar.
+        package var size: Int64?
+        /// When a byte was last written.
+        package var modified: Date
+        /// Whether a download holds it right now.
+        package var inUse: Bool
+    }
+
+    /// How long an unused partial is kept by default: 7 days.
+    package static let defaultPartialRetention: TimeInterval = 7 * 86_400
+
+    /// The usable sidecar of partial `name`, or nil.
+    func sidecar(of name: String) -> PartialSidecar? {
+        let fd = openat(partialFD, StoreLayout.sidecarName(of: name), O_RDONLY | O_NOFOLLOW | O_CLOEXEC)
+        guard fd >= 0 else { return nil }
+        defer { close(fd) }
+        var data = Data()
+        var buffer = [UInt8](repeating: 0, count: 4096)
+        while data.count < 64 << 10 {
+            let n = buffer.withUnsafeMutableBytes { read(fd, $0.baseAddress, $0.count) }
+            if n < 0 && errno == EINTR { continue }
+            guard n > 0 else { break }
+            data.append(contentsOf: buffer[0..<n])
+        }
+        guard case .success(let sidecar) = PartialSidecar.decode(data), sidecar.modelId == StoreLayout.modelId(ofPartial: name) else { return nil }
+        return sidecar
+    }
+
+    /// Keeps partial `name` (open as `file`) for a later download of the artifact: flushes the
+    /// data, then writes its sidecar durably with the bytes now on disk as `bytesKnownGood`.
+    package func keepPartial(_ name: String, file: Int32, modelId: String, sha256: String, size: Int64, version: String?) throws {
+        try POSIX.sync(file, path: partialPath(name))
+        let good = min(info(file)?.bytes ?? 0, size)
+        let sidecar = PartialSidecar(modelId: modelId, sha256: sha256, size: size, version: version, bytesKnownGood: good)
+        try DurableFile.write(sidecar.encoded(), as: StoreLayout.sidecarName(of: name), in: partialFD,
+                              directoryPath: partialPath(""))
+    }
+
+    /// Opens and locks partial `name`; nil if it is gone, a symlink, or held by a live download.
+    private func lockPartial(_ name: String) -> Int32? {
+        let fd = openat(partialFD, name, O_RDWR | O_NOFOLLOW | O_CLOEXEC)
+        guard fd >= 0 else { return nil }
+        guard POSIX.tryLock(fd), isStillNamed(name, fd) else { close(fd); return nil }
+        return fd
+    }
+
+    private func partialNames() -> [String] {
+        (try? FileManager.default.contentsOfDirectory(atPath: partialPath(""))) ?? []
+    }
+
+    private func info(_ fd: Int32) -> (bytes: Int64, modified: Date)? {
+        var st = stat()
+        guard fstat(fd, &st) == 0 else { return nil }
+        #if canImport(Darwin)
+        let seconds = Double(st.st_mtimespec.tv_sec) + Double(st.st_mtimespec.tv_nsec) / 1e9
+        #else
+        let seconds = Double(st.st_mtim.tv_sec) + Double(st.st_mtim.tv_nsec) / 1e9
+        #endif
+        return (Int64(st.st_size), Date(timeIntervalSince1970: seconds))
+    }
+
+    /// Removes what no live download holds and nothing can resume: partials without a usable
+    /// sidecar (no sidecar, truncated, another format version, inconsistent), partials unused
+    /// for longer than `retention` (nil: keep any age), partials of models outside `models`
+    /// (nil: any model), sidecars without their partial, and temporary sidecars of crashed
+    /// writes. Returns the data files' names removed.
+    package func removeAbandonedPartials(olderThan retention: TimeInterval?, keepingOnly models: Set<String>? = nil,
+                                         now: Date = Date()) -> [String] {
+        var removed: [String] = []
+        let names = partialNames()
+        let present = Set(names)
+        for name in names where StoreLayout.isPartialName(name) {
+            guard let fd = lockPartial(name) else { continue }
+            defer { close(fd) }
+            var discard = sidecar(of: name) == nil
+            if let retention, let info = info(fd), now.timeIntervalSince(info.modified) > retention { discard = true }
+            if let models, let id = StoreLayout.modelId(ofPartial: name), !models.contains(id) { discard = true }
+            if discard {
+                removePartial(name)
+                removed.append(name)
+            } else {
+                removeTemporarySidecars(of: name, among: names)
+            }
+        }
+        // Sidecars (and their temporary files) whose partial is gone.
+        for name in names where !StoreLayout.isPartialName(name) {
+            guard let owner = StoreLayout.partialName(ofSidecar: name) else { continue }
+            if !present.contains(owner) || removed.contains(owner) { _ = unlinkat(partialFD, name, 0) }
+        }
+        return removed.sorted()
+    }
+
+    private func removeTemporarySidecars(of name: String, among names: [String]) {
+        let prefix = StoreLayout.sidecarName(of: name) + DurableFile.temporaryInfix
+        for other in names where other.hasPrefix(prefix) { _ = unlinkat(partialFD, other, 0) }
+    }
+
+    /// Takes over the best kept partial of `modelId` for the artifact `sha256`/`size`: locks it
+    /// and returns it with the bytes it holds (at most `size`). Partials of that model that
+    /// belong to another artifact (the catalog moved on), or to no known artifact (`sha256` or
+    /// `size` nil), are removed; ones held by a live download are left alone.
+    package func adoptPartial(for modelId: String, sha256: String?, size: Int64?) -> (name: String, fd: Int32, bytes: Int64)? {
+        var best: (name: String, fd: Int32, bytes: Int64)?
+        for name in partialNames() where StoreLayout.modelId(ofPartial: name) == modelId {
+            guard let fd = lockPartial(name) else { continue }
+            guard let sha256, let size, let sidecar = sidecar(of: name), sidecar.belongs(to: sha256, size: size),
+                  let bytes = info(fd)?.bytes else {
+                close(fd)
+                removePartial(name)
+                continue
+            }
+            let usable = min(bytes, size)
+            if let current = best, current.bytes >= usable {
+                close(fd)
+                removePartial(name)
+                continue
+            }
+            if let current = best {
+                close(current.fd)
+                removePartial(current.name)
+            }
+            best = (name, fd, usable)
+        }
+        return best
+    }
+
+    /// Removes the partials of `modelId` that no live download holds; returns their names.
+    @discardableResult
+    package func removePartials(of modelId: String) -> [String] {
+        var removed: [String] = []
+        for name in partialNames() where StoreLayout.modelId(ofPartial: name) == modelId {
+            guard let fd = lockPartial(name) else { continue }
+            close(fd)
+            removePartial(name)
+            removed.append(name)
+        }
+        return removed.sorted()
+    }
+
+    /// The partial downloads on disk (read only; held ones are reported as in use).
+    package func keptPartials() -> [KeptPartial] {
+        var result: [KeptPartial] = []
+        for name in partialNames() where StoreLayout.isPartialName(name) {
+            guard let id = StoreLayout.modelId(ofPartial: name) else { continue }
+            let fd = openat(partialFD, name, O_RDONLY | O_NOFOLLOW | O_CLOEXEC)
+            guard fd >= 0 else { continue }
+            defer { close(fd) }
+            guard let info = info(fd) else { continue }
+            let free = POSIX.tryLock(fd)
+            if free { _ = flock(fd, LOCK_UN) }
+            result.append(KeptPartial(name: name, modelId: id, bytes: info.bytes, size: sidecar(of: name)?.size,
+                                      modified: info.modified, inUse: !free))
+        }
+        return result.sorted { ($0.modelId, $0.name) < ($1.modelId, $1.name) }
+    }
+}

@@ -1,0 +1,144 @@
+import Foundation
+import Testing
+@testable import Manashiki
+import ManashikiRegistry
+import ManashikiCore
+
+/// Partial downloads kept across calls (and processes), resumed with `Range` after the prefix
+/// is re-hashed, against the development registry over real loopback HTTP.
+@Suite("downloadModel resumes a kept partial download")
+struct ResumeAcrossRunsTests {
+    static let size = 12 << 20 | 345
+
+    /// Starts a slow download of `tiny` and cancels it once `fraction` of it is written;
+    /// returns the bytes kept.
+    static func interrupt(_ f: RegistryFixture, at fraction: Double) async throws -> Int64 {
+        // 32 KiB every 10 ms: about 4 s for the whole file, so the cancellation lands mid-transfer.
+        f.registry.setFault(.slowDrip(chunkBytes: 32 << 10, intervalMilliseconds: 10), modelId: "tiny", endpoint: .storage)
+        let client = try f.client()
+        let threshold = Int64(Double(size) * fraction)
+        let reached = Locked(false)
+        let task = Task { try await client.downloadModel("tiny") { w, _ in if w >= threshold { reached.withLock { $0 = true } } } }
+        for _ in 0..<6000 where !reached.current { try await Task.sleep(nanoseconds: 5_000_000) }
+        #expect(reached.current)
+        task.cancel()
+        await #expect(throws: CancellationError.self) { _ = try await task.value }
+        f.registry.clearFaults()
+        for _ in 0..<6000 where f.registry.openDownloads > 0 { try await Task.sleep(nanoseconds: 5_000_000) }
+        let kept = try #require(f.keptPartials.first)
+        #expect(f.keptPartials.count == 1 && f.leftovers.isEmpty)
+        #expect(kept.sidecar.modelId == "tiny" && kept.sidecar.sha256 == f.registry.sha256(modelId: "tiny") && kept.sidecar.size == Int64(size))
+        #expect(kept.sidecar.bytesKnownGood == kept.bytes)
+        return kept.bytes
+    }
+
+    @Test("cancelled at ~70 %, the next call transfers only the remaining ~30 % and verifies")
+    func cancelThenResume() async throws {
+        let f = try RegistryFixture(size: Self.size)
+        let kept = try await Self.interrupt(f, at: 0.7)
+        #expect(kept >= Int64(Double(Self.size) * 0.6) && kept < Int64(Self.size))
+        let before = f.registry.storageBytesServed
+        let progress = Locked<[Int64]>([])
+        let model = try await f.client().downloadModel("tiny") { w, _ in progress.withLock { $0.append(w) } }
+        let transferred = f.registry.storageBytesServed - before
+        #expect(model.sha256 == f.registry.sha256(modelId: "tiny") && model.resumedFrom == kept)
+        #expect(transferred == Int64(Self.size) - kept, "transferred \(transferred) of \(Self.size), kept \(kept)")
+        #expect(progress.current.first == kept && progress.current.last == Int64(Self.size))
+        let ranges = f.registry.requestLog().filter { $0.origin == .storage }.compactMap { $0.header("Range") }
+        #expect(ranges.last == "bytes=\(kept)-")
+        #expect(try Data(contentsOf: f.installed) == f.registry.artifactBytes(modelId: "tiny"))
+        #expect(f.keptPartials.isEmpty && f.leftovers.isEmpty)
+    }
+
+    /// How a kept partial is damaged before the next call.
+    enum Damage: String, CaseIterable, Sendable {
+        case flippedByte, truncatedSidecar, otherArtifactSidecar, futureFormatSidecar, digestChanged
+    }
+
+    @Test("a damaged or stale kept partial ends verified, the previous file intact until then, no stray files", arguments: Damage.allCases)
+    func damaged(_ damage: Damage) async throws {
+        let f = try RegistryFixture(size: Self.size)
+        let previous = try await f.installFirstCopy()
+        _ = try await Self.interrupt(f, at: 0.5)
+        #expect(try Data(contentsOf: f.installed) == previous.0 && f.inode(f.installed) == previous.1)
+        let kept = try #require(f.keptPartials.first)
+        let partial = f.storage.url.appendingPathComponent(".manashiki/partial/\(kept.name)")
+        let sidecar = URL(fileURLWithPath: partial.path + ".json")
+        switch damage {
+        case .flippedByte:
+            let handle = try FileHandle(forUpdating: partial)
+            try handle.seek(toOffset: 1000)
+            let byte = try #require(try handle.read(upToCount: 1)).first!
+            try handle.seek(toOffset: 1000)
+            try handle.write(contentsOf: Data([byte ^ 0xFF]))
+            try handle.close()
+        case .truncatedSidecar:
+            let data = try Data(contentsOf: sidecar)
+            try data.prefix(data.count / 2).write(to: sidecar)
+        case .otherArtifactSidecar:
+            var other = kept.sidecar
+            other.sha256 = String(repeating: "ab", count: 32)
+            other.version = "0.9.0"
+            try other.encoded().write(to: sidecar)
+        case .futureFormatSidecar:
+            var text = String(decoding: try Data(contentsOf: sidecar), as: UTF8.self)
+            text = text.replacingOccurrences(of: #""formatVersion":1"#, with: #""formatVersion":99"#)
+            #expect(text.contains(#""formatVersion":99"#))
+            try Data(text.utf8).write(to: sidecar)
+        case .digestChanged:
+            break
+        }
+        var expectedSHA = f.registry.sha256(modelId: "tiny")
+        if damage == .digestChanged {
+            // The catalog moved on: the registry now serves other bytes for the model.
+            try f.registry.publish(modelId: "tiny", version: "1.1.0", artifact: .generated(size: Self.size, seed: 8))
+            expectedSHA = f.registry.sha256(modelId: "tiny")
+            #expect(expectedSHA != kept.sidecar.sha256)
+        }
+        let before = f.registry.storageBytesServed
+        let model = try await f.client().downloadModel("tiny")
+        let transferred = f.registry.storageBytesServed - before
+        #expect(model.sha256 == expectedSHA && model.verified && model.resumedFrom == 0)
+        #expect(try Data(contentsOf: f.installed) == f.registry.artifactBytes(modelId: "tiny"))
+        // A flipped byte is only found by the final digest: one full download after the resumed tail.
+        let limit = damage == .flippedByte ? 2 * Int64(Self.size) : Int64(Self.size)
+        #expect(transferred <= limit && transferred >= Int64(Self.size) - (damage == .flippedByte ? kept.bytes : 0))
+        #expect(f.keptPartials.isEmpty && f.leftovers.isEmpty, "\(f.leftovers)")
+    }
+
+    @Test("without a digest nothing proves the prefix: the partial is not kept and the next call starts over")
+    func noDigestNoResume() async throws {
+        let f = try RegistryFixture(size: Self.size)
+        f.registry.setFault(.missingDigest(), modelId: "tiny", endpoint: .download)
+        f.registry.setFault(.slowDrip(chunkBytes: 256 << 10, intervalMilliseconds: 10), modelId: "tiny", endpoint: .storage)
+        let client = try f.client()
+        let reached = Locked(false)
+        let task = Task { try await client.downloadModel("tiny") { w, _ in if w >= 4 << 20 { reached.withLock { $0 = true } } } }
+        for _ in 0..<6000 where !reached.current { try await Task.sleep(nanoseconds: 5_000_000) }
+        #expect(reached.current)
+        task.cancel()
+        _ = try? await task.value
+        #expect(f.keptPartials.isEmpty && f.leftovers.isEmpty)
+    }
+}
+
+@Suite("DownloadOptions.deadline during a stall")
+struct DeadlineDuringStallTests {
+    @Test("a deadline stops a stalled transfer (no byte for ever) well before the stall timeout, naming the limit")
+    func stalled() async throws {
+        let f = try RegistryFixture()
+        f.registry.setFault(.stall(afterBytes: 1000), modelId: "tiny", endpoint: .storage)
+        var options = DownloadOptions()
+        options.deadline = 1
+        let started = Date()
+        do {
+            _ = try await f.client().downloadModel("tiny", session: nil, expecting: nil, options: options)
+            Issue.record("the deadline must stop the download")
+        } catch APIError.transport(let detail) {
+            #expect(detail.contains("within the 1 s allowed"), "\(detail)")
+        }
+        // The stall timeout is 60 s; a generous bound that cannot flake under load.
+        #expect(Date().timeIntervalSince(started) < 30)
+        #expect(f.leftovers.isEmpty)
+    }
+}
