@@ -19,12 +19,13 @@ public enum ModelSync {
     ///   - storeDirectory: where models live; nil uses the manifest's `store.directory`, else the
     ///     SDK's default (Application Support/ManashikiModels). A manifest inside an app bundle
     ///     should not name a relative directory (the bundle is read-only).
-    ///   - transport: how requests are sent (inject a mock in tests).
+    ///   - transport: how requests are sent (inject a mock in tests); nil builds a
+    ///     `DefaultTransport` with the manifest's `policies.network`.
     ///   - onEvent: progress for UI.
     /// - Throws: `ManifestError` for an invalid manifest; `SyncFailure`/`APIError` for a bad key.
     ///   Sync failures are in the report, not thrown.
     public static func restore(manifestURL: URL, apiKey: String? = nil, storeDirectory: URL? = nil,
-                               transport: any HTTPTransport = DefaultTransport(),
+                               transport: (any HTTPTransport)? = nil,
                                options: Reconciler.Options = Reconciler.Options(),
                                onEvent: (@Sendable (SyncEvent) -> Void)? = nil) async throws -> SyncReport {
         var manifest = try Manifest.load(contentsOf: manifestURL)

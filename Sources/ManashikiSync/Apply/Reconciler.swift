@@ -89,11 +89,15 @@ public struct Reconciler: Sendable {
 
     /// Creates a reconciler with a `ManashikiClient` for the manifest's registry and store.
     ///
-    /// - Parameter apiKey: the key; nil reads it from the manifest's `registry.apiKey` source.
-    ///   Apps pass their publishable `mk_pub_` key here.
+    /// - Parameters:
+    ///   - apiKey: the key; nil reads it from the manifest's `registry.apiKey` source.
+    ///     Apps pass their publishable `mk_pub_` key here.
+    ///   - transport: how requests are sent; nil builds a `DefaultTransport` with the
+    ///     manifest's `policies.network` (a transport passed in keeps its own policy).
     /// - Throws: `SyncFailure` when the key source is missing; `APIError.invalidAPIKey`.
-    public init(manifest: Manifest, apiKey: String? = nil, transport: any HTTPTransport = DefaultTransport(),
+    public init(manifest: Manifest, apiKey: String? = nil, transport: (any HTTPTransport)? = nil,
                 options: Options = Options()) throws {
+        let transport = transport ?? DefaultTransport(policy: manifest.policies.network ?? .default)
         let key: String
         if let apiKey { key = apiKey } else {
             do {

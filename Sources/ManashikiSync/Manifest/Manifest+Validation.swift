@@ -12,8 +12,9 @@ struct ManifestValidator {
     static let storeKeys = ["directory", "concurrency", "prune"]
     static let pruneKeys = ["mode", "maxDeletes", "allowEmptyManifest"]
     static let deviceKeys = ["platform", "osVersion", "memoryMB", "diskMB"]
-    static let policyKeys = ["lifecycle", "checkCompatibility", "retry", "downloadTimeoutSeconds", "maxBytesPerSecond"]
+    static let policyKeys = ["lifecycle", "checkCompatibility", "retry", "downloadTimeoutSeconds", "maxBytesPerSecond", "network"]
     static let retryKeys = ["maxAttempts", "maxRetryAfterSeconds"]
+    static let networkKeys = ["cellular", "expensive", "lowDataMode", "waitForConnectivity"]
     static let modelKeys = ["id", "version", "sha256", "platforms", "session", "optional"]
     static let keySourceKeys = ["env", "file"]
     static let sessionKeys = ["env", "file", "command", "mint"]
@@ -203,6 +204,14 @@ struct ManifestValidator {
         if let value = o["retry"], let r = object(value, at: "policies.retry", known: Self.retryKeys) {
             if let n = int(r, "maxAttempts", at: "policies.retry", range: 1...20) { policies.maxAttempts = n }
             if let n = int(r, "maxRetryAfterSeconds", at: "policies.retry", range: 0...3600) { policies.maxRetryAfterSeconds = n }
+        }
+        if let value = o["network"], let n = object(value, at: "policies.network", known: Self.networkKeys) {
+            var network = NetworkPolicy()
+            if let b = bool(n, "cellular", at: "policies.network") { network.allowsCellular = b }
+            if let b = bool(n, "expensive", at: "policies.network") { network.allowsExpensive = b }
+            if let b = bool(n, "lowDataMode", at: "policies.network") { network.allowsConstrained = b }
+            if let b = bool(n, "waitForConnectivity", at: "policies.network") { network.waitsForConnectivity = b }
+            policies.network = network
         }
         return policies
     }

@@ -6,7 +6,8 @@ import Manashiki
 /// ```json
 /// "policies": {"lifecycle": ["production", "deprecated"], "checkCompatibility": true,
 ///              "retry": {"maxAttempts": 4, "maxRetryAfterSeconds": 60},
-///              "downloadTimeoutSeconds": 3600, "maxBytesPerSecond": 20971520}
+///              "downloadTimeoutSeconds": 3600, "maxBytesPerSecond": 20971520,
+///              "network": {"cellular": true, "expensive": false, "lowDataMode": false, "waitForConnectivity": true}}
 /// ```
 public struct SyncPolicies: Sendable, Hashable {
     /// Lifecycle statuses that may be installed. Default `production` and `deprecated`
@@ -24,6 +25,11 @@ public struct SyncPolicies: Sendable, Hashable {
     /// One bandwidth limit for all of a run's downloads together, in bytes per second (nil: no
     /// limit). Concurrent downloads share it (`BandwidthLimiter`).
     public var maxBytesPerSecond: Int?
+    /// Which networks downloads may use (`policies.network`: `cellular`, `expensive`,
+    /// `lowDataMode`, `waitForConnectivity`, each true or false; nil: every network, no
+    /// waiting). Applied by the transport a `Reconciler` builds when none is passed in; Apple
+    /// platforms only (Linux has no notion of expensive or constrained networks).
+    public var network: NetworkPolicy?
 
     /// Creates policies; the defaults are described on each property.
     public init(
@@ -32,7 +38,8 @@ public struct SyncPolicies: Sendable, Hashable {
         maxAttempts: Int = 4,
         maxRetryAfterSeconds: Int = 60,
         downloadTimeoutSeconds: Int? = nil,
-        maxBytesPerSecond: Int? = nil
+        maxBytesPerSecond: Int? = nil,
+        network: NetworkPolicy? = nil
     ) {
         self.allowedStatuses = allowedStatuses
         self.checkCompatibility = checkCompatibility
@@ -40,5 +47,6 @@ public struct SyncPolicies: Sendable, Hashable {
         self.maxRetryAfterSeconds = maxRetryAfterSeconds
         self.downloadTimeoutSeconds = downloadTimeoutSeconds
         self.maxBytesPerSecond = maxBytesPerSecond
+        self.network = network
     }
 }

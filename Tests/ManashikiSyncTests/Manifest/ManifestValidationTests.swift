@@ -181,3 +181,33 @@ struct ManifestValidationTests {
         #expect(error.description == "The manifest has 2 problems:\n  - a: x; y\n  - b: z")
     }
 }
+
+@Suite("Manifest: policies.network")
+struct NetworkPolicyManifestTests {
+    @Test("policies.network maps each key to NetworkPolicy; absent keys keep the defaults")
+    func parsed() throws {
+        let m = try Manifest.decode(Data(#"{"schemaVersion": 1, "policies": {"network": {"cellular": false, "lowDataMode": false, "waitForConnectivity": true}}, "models": [{"id": "a"}]}"#.utf8))
+        #expect(m.policies.network == NetworkPolicy(allowsCellular: false, allowsExpensive: true, allowsConstrained: false,
+                                                    waitsForConnectivity: true))
+        let plain = try Manifest.decode(Data(#"{"schemaVersion": 1, "models": [{"id": "a"}]}"#.utf8))
+        #expect(plain.policies.network == nil)
+    }
+
+    @Test("a wrong type or an unknown key under policies.network names its path",
+          arguments: [(#"{"cellular": "no"}"#, "policies.network.cellular"),
+                      (#"{"wifiOnly": true}"#, "policies.network.wifiOnly"),
+                      (#"true"#, "policies.network")])
+    func refused(_ value: String, _ path: String) {
+        let p = ManifestValidationTests().only(#"{"schemaVersion": 1, "policies": {"network": "# + value + #"}, "models": [{"id": "a"}]}"#)
+        #expect(p?.path == path, "\(String(describing: p))")
+    }
+
+    @Test("a Reconciler given no transport builds a DefaultTransport with the manifest's policy")
+    func appliedToTheDefaultTransport() throws {
+        var m = try Manifest.decode(Data(#"{"schemaVersion": 1, "models": [{"id": "a"}]}"#.utf8))
+        m.policies.network = .wifiOnly
+        let reconciler = try Reconciler(manifest: m, apiKey: "mk_pub_acme_xxxxxxxxxxxxxxxxxxxxxxxx")
+        let client = try #require(reconciler.registry as? ManashikiClient)
+        #expect((client.transport as? DefaultTransport)?.policy == .wifiOnly)
+    }
+}
