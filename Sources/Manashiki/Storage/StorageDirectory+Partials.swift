@@ -31,8 +31,10 @@ extension StorageDirectory {
     package static let defaultPartialRetention: TimeInterval = 7 * 86_400
 
     /// The usable sidecar of partial `name`, or nil.
-    func sidecar(of name: String) -> PartialSidecar? {
-        let fd = openat(partialFD, StoreLayout.sidecarName(of: name), O_RDONLY | O_NOFOLLOW | O_CLOEXEC)
+    func sidecar(of name: String) -> PartialSidecar? { Self.sidecar(of: name, in: partialFD) }
+
+    private static func sidecar(of name: String, in folder: Int32) -> PartialSidecar? {
+        let fd = openat(folder, StoreLayout.sidecarName(of: name), O_RDONLY | O_NOFOLLOW | O_CLOEXEC)
         guard fd >= 0 else { return nil }
         defer { close(fd) }
         var data = Data()
@@ -51,7 +53,7 @@ extension StorageDirectory {
     /// data, then writes its sidecar durably with the bytes now on disk as `bytesKnownGood`.
     package func keepPartial(_ name: String, file: Int32, modelId: String, sha256: String, size: Int64, version: String?) throws {
         try POSIX.sync(file, path: partialPath(name))
-        let good = min(info(file)?.bytes ?? 0, size)
+        let good = min(Self.info(file)?.bytes ?? 0, size)
         let sidecar = PartialSidecar(modelId: modelId, sha256: sha256, size: size, version: version, bytesKnownGood: good)
         try DurableFile.write(sidecar.encoded(), as: StoreLayout.sidecarName(of: name), in: partialFD,
                               directoryPath: partialPath(""))
@@ -69,7 +71,7 @@ extension StorageDirectory {
         (try? FileManager.default.contentsOfDirectory(atPath: partialPath(""))) ?? []
     }
 
-    private func info(_ fd: Int32) -> (bytes: Int64, modified: Date)? {
+    private static func info(_ fd: Int32) -> (bytes: Int64, modified: Date)? {
         var st = stat()
         guard fstat(fd, &st) == 0 else { return nil }
         #if canImport(Darwin)
@@ -94,7 +96,7 @@ extension StorageDirectory {
             guard let fd = lockPartial(name) else { continue }
             defer { close(fd) }
             var discard = sidecar(of: name) == nil
-            if let retention, let info = info(fd), now.timeIntervalSince(info.modified) > retention { discard = true }
+            if let retention, let info = Self.info(fd), now.timeIntervalSince(info.modified) > retention { discard = true }
             if let models, let id = StoreLayout.modelId(ofPartial: name), !models.contains(id) { discard = true }
             if discard {
                 removePartial(name)
@@ -125,7 +127,7 @@ extension StorageDirectory {
         for name in partialNames() where StoreLayout.modelId(ofPartial: name) == modelId {
             guard let fd = lockPartial(name) else { continue }
             guard let sha256, let size, let sidecar = sidecar(of: name), sidecar.belongs(to: sha256, size: size),
-                  let bytes = info(fd)?.bytes else {
+                  let bytes = Self.info(fd)?.bytes else {
                 close(fd)
                 removePartial(name)
                 continue
@@ -159,17 +161,28 @@ extension StorageDirectory {
     }
 
     /// The partial downloads on disk (read only; held ones are reported as in use).
-    package func keptPartials() -> [KeptPartial] {
+    package func keptPartials() -> [KeptPartial] { Self.keptPartials(inFolder: partialFD, path: partialPath("")) }
+
+    /// The partial downloads in `layout`'s store without opening it as a `StorageDirectory`:
+    /// creates nothing and removes nothing (for `status` and `verify`, which only look).
+    package static func keptPartials(in layout: StoreLayout) -> [KeptPartial] {
+        let folder = open(layout.partialDirectory.path, O_RDONLY | O_DIRECTORY | O_NOFOLLOW | O_CLOEXEC)
+        guard folder >= 0 else { return [] }
+        defer { close(folder) }
+        return keptPartials(inFolder: folder, path: layout.partialDirectory.path)
+    }
+
+    private static func keptPartials(inFolder folder: Int32, path: String) -> [KeptPartial] {
         var result: [KeptPartial] = []
-        for name in partialNames() where StoreLayout.isPartialName(name) {
+        for name in (try? FileManager.default.contentsOfDirectory(atPath: path)) ?? [] where StoreLayout.isPartialName(name) {
             guard let id = StoreLayout.modelId(ofPartial: name) else { continue }
-            let fd = openat(partialFD, name, O_RDONLY | O_NOFOLLOW | O_CLOEXEC)
+            let fd = openat(folder, name, O_RDONLY | O_NOFOLLOW | O_CLOEXEC)
             guard fd >= 0 else { continue }
             defer { close(fd) }
             guard let info = info(fd) else { continue }
             let free = POSIX.tryLock(fd)
             if free { _ = flock(fd, LOCK_UN) }
-            result.append(KeptPartial(name: name, modelId: id, bytes: info.bytes, size: sidecar(of: name)?.size,
+            result.append(KeptPartial(name: name, modelId: id, bytes: info.bytes, size: sidecar(of: name, in: folder)?.size,
                                       modified: info.modified, inUse: !free))
         }
         return result.sorted { ($0.modelId, $0.name) < ($1.modelId, $1.name) }

@@ -41,10 +41,11 @@ package struct StatusCommand: Sendable {
         }
         let rows = Self.rows(state: state, identities: StoreScanner.identities(layout), manifest: manifest)
         let lastRun = LastRunRecord.read(layout)
+        let partials = StorageDirectory.keptPartials(in: layout)
         if context.global.json {
-            writeJSON(store: layout.directory, rows: rows, lastRun: lastRun, note: note)
+            writeJSON(store: layout.directory, rows: rows, partials: partials, lastRun: lastRun, note: note)
         } else if context.global.verbosity > .quiet {
-            writeText(store: layout.directory, rows: rows, lastRun: lastRun, note: note)
+            writeText(store: layout.directory, rows: rows, partials: partials, lastRun: lastRun, note: note)
         }
         return .success
     }
@@ -75,7 +76,7 @@ package struct StatusCommand: Sendable {
         return rows.sorted { $0.modelId < $1.modelId }
     }
 
-    private func writeText(store: URL, rows: [Row], lastRun: LastRunRecord?, note: String?) {
+    private func writeText(store: URL, rows: [Row], partials: [StorageDirectory.KeptPartial], lastRun: LastRunRecord?, note: String?) {
         let console = context.console
         console.line("Store: \(store.path)")
         if let note { console.line("Note: \(note)") }
@@ -89,6 +90,7 @@ package struct StatusCommand: Sendable {
         }
         let total = rows.filter { $0.file == "ok" || $0.file == "modified" }.compactMap(\.bytes).reduce(0, +)
         console.line("Installed: \(rows.filter { $0.version != nil && $0.file != "missing" }.count) model(s), \(ByteFormat.bytes(total))")
+        PartialsView.lines(partials, now: console.date()).forEach(console.line)
         if let run = lastRun {
             let ago = ByteFormat.duration(max(0, console.date().timeIntervalSince(run.finishedAt)))
             var line = "Last sync: \(JSONEventWriter.timestamp(run.finishedAt)) (\(ago) ago): \(run.outcome), exit \(run.exitCode)"
@@ -103,7 +105,7 @@ package struct StatusCommand: Sendable {
         }
     }
 
-    private func writeJSON(store: URL, rows: [Row], lastRun: LastRunRecord?, note: String?) {
+    private func writeJSON(store: URL, rows: [Row], partials: [StorageDirectory.KeptPartial], lastRun: LastRunRecord?, note: String?) {
         let models = rows.map { r -> [String: Any?] in
             ["modelId": r.modelId, "version": r.version, "bytes": r.bytes, "sha256": r.sha256, "file": r.file, "inManifest": r.inManifest]
         }
@@ -115,6 +117,7 @@ package struct StatusCommand: Sendable {
         JSONEventWriter(console: context.console).emit("summary", [
             "command": "status", "outcome": "ok", "exitCode": 0, "exitName": ExitCode.success.name, "store": store.path,
             "models": models, "lastRun": last, "note": note, "error": nil,
+            "partials": PartialsView.fields(partials, now: context.console.date()),
             "installedBytes": rows.filter { $0.file == "ok" || $0.file == "modified" }.compactMap(\.bytes).reduce(0, +),
         ])
     }

@@ -48,14 +48,14 @@ package struct VerifyCommand: Sendable {
             emitSummary(outcome: "no-store", code: .failure, findings: [], bytes: 0, note: nil)
             return .failure
         }
-        if options.repair, let manifest { return await repair(manifest) }
+        if options.repair, let manifest { return await repair(manifest, layout: layout) }
         guard let found = await check(layout, manifest: manifest) else { return .locked }
-        return finish(Self.findings(found, manifest: manifest), bytes: found.bytesHashed, note: found.stateNote, repaired: nil)
+        return finish(Self.findings(found, manifest: manifest), bytes: found.bytesHashed, note: found.stateNote, repaired: nil, layout: layout)
     }
 
     /// `--repair`: the library re-hashes, downloads the damaged models again and verifies again;
     /// this only renders what it found.
-    private func repair(_ manifest: Manifest) async -> ExitCode {
+    private func repair(_ manifest: Manifest, layout: StoreLayout) async -> ExitCode {
         let key: LoadedKey
         do { key = try context.loadKey(manifest: manifest) } catch { return context.report(error, command: "verify") }
         guard let report = await ReconcileRun(context: context, manifest: manifest, key: key, command: "verify", dryRun: false,
@@ -73,11 +73,11 @@ package struct VerifyCommand: Sendable {
         }
         let before = Self.findings(report.before, manifest: manifest)
         guard report.sync != nil else {
-            return finish(before, bytes: report.before.bytesHashed, note: report.before.stateNote, repaired: nil)
+            return finish(before, bytes: report.before.bytesHashed, note: report.before.stateNote, repaired: nil, layout: layout)
         }
         print(before, note: report.before.stateNote, repairing: true)
         return finish(Self.findings(report.after, manifest: manifest), bytes: report.before.bytesHashed + report.after.bytesHashed,
-                      note: report.after.stateNote, repaired: report.repaired.count)
+                      note: report.after.stateNote, repaired: report.repaired.count, layout: layout)
     }
 
     private func lockedExit() -> ExitCode {
@@ -156,25 +156,28 @@ package struct VerifyCommand: Sendable {
         }
     }
 
-    private func finish(_ findings: [Finding], bytes: Int64, note: String?, repaired: Int?) -> ExitCode {
+    private func finish(_ findings: [Finding], bytes: Int64, note: String?, repaired: Int?, layout: StoreLayout) -> ExitCode {
+        let partials = StorageDirectory.keptPartials(in: layout)
         let damaged = findings.filter(\.damaged).count
         let code: ExitCode = damaged == 0 ? .success : .damaged
         let outcome = damaged > 0 ? "damaged" : repaired != nil ? "repaired" : "healthy"
         if repaired == nil || context.global.json { print(findings, note: note) }
         else if damaged > 0 { print(findings.filter(\.damaged), note: nil) }
         if context.global.json {
-            emitSummary(outcome: outcome, code: code, findings: findings, bytes: bytes, note: note, repaired: repaired)
+            emitSummary(outcome: outcome, code: code, findings: findings, bytes: bytes, note: note, repaired: repaired, partials: partials)
         } else if context.global.verbosity > .quiet {
             var c: [String: Int] = [:]
             for f in findings { c[f.verdict, default: 0] += 1 }
             let counts = ["ok", "corrupt", "missing", "unreadable", "unknown", "not-installed"].map { "\(c[$0, default: 0]) \($0)" }
             let repairedText = repaired.map { ", \($0) repaired" } ?? ""
+            PartialsView.lines(partials, now: context.console.date()).forEach(context.console.line)
             context.console.line("verify: \(outcome) — \(counts.joined(separator: ", "))\(repairedText); \(ByteFormat.bytes(bytes)) hashed")
         }
         return code
     }
 
-    private func emitSummary(outcome: String, code: ExitCode, findings: [Finding], bytes: Int64, note: String?, repaired: Int? = nil) {
+    private func emitSummary(outcome: String, code: ExitCode, findings: [Finding], bytes: Int64, note: String?, repaired: Int? = nil,
+                             partials: [StorageDirectory.KeptPartial] = []) {
         guard context.global.json else { return }
         var counts: [String: Int] = [:]
         for key in ["ok", "corrupt", "missing", "unreadable", "unknown", "not-installed"] { counts[key] = 0 }
@@ -182,7 +185,7 @@ package struct VerifyCommand: Sendable {
         JSONEventWriter(console: context.console).emit("summary", [
             "command": "verify", "outcome": outcome, "exitCode": Int(code.rawValue), "exitName": code.name,
             "files": findings.map(Self.fields), "counts": counts, "bytesHashed": bytes, "stateNote": note,
-            "repaired": repaired, "error": nil,
+            "repaired": repaired, "error": nil, "partials": PartialsView.fields(partials, now: context.console.date()),
         ])
     }
 

@@ -1,5 +1,9 @@
 import Foundation
 import Testing
+import ManashikiTestSupport
+#if canImport(Glibc)
+import Glibc
+#endif
 
 @Suite("status (built binary)")
 struct StatusCommandTests {
@@ -39,5 +43,23 @@ struct StatusCommandTests {
         #expect(result.status == 0)
         #expect(result.stdout.contains("Last sync: never"))
         #expect(result.stdoutLines.contains { $0.hasPrefix("alpha") && $0.contains("not-installed") })
+    }
+
+    @Test("status shows the partial a SIGINT kept: model, bytes kept and age in text and in the --json partials array")
+    func keptPartial() async throws {
+        let fixture = try Fixture()
+        #expect(try await SignalTrapTests.interruptSlowSync(fixture, with: SIGINT).status == 130)
+        let kept = PartialFolder.kept(in: fixture.store)
+        let bytes = try #require(kept.first?.bytes)
+        let json = try await fixture.run(["status", "--json"], environment: [:])
+        #expect(json.status == 0)
+        let partials = try #require(json.summary()["partials"] as? [[String: Any]])
+        #expect(partials.count == 1)
+        #expect(partials.first?["modelId"] as? String == "beta")
+        #expect((partials.first?["bytes"] as? Int).map(Int64.init) == bytes)
+        #expect((partials.first?["ageSeconds"] as? Int).map { $0 >= 0 } == true)
+        #expect(partials.first?["inUse"] as? Bool == false)
+        let text = try await fixture.run(["status"], environment: [:])
+        #expect(text.stdoutLines.contains { $0.hasPrefix("Partial: beta") && $0.contains("of 128.0 KiB kept") && $0.contains("old") })
     }
 }

@@ -1,6 +1,10 @@
 import Foundation
 import Testing
+import ManashikiTestSupport
 import ManashikiRegistry
+#if canImport(Glibc)
+import Glibc
+#endif
 
 @Suite("verify (built binary)")
 struct VerifyCommandTests {
@@ -75,5 +79,20 @@ struct VerifyCommandTests {
         try FileManager.default.removeItem(at: fixture.manifestURL)
         let result = try await fixture.run(["verify", "--store", "models"], environment: [:])
         #expect(result.status == 0)
+    }
+
+    @Test("verify lists the partial a SIGINT kept, in text and in the --json partials array, without failing")
+    func keptPartial() async throws {
+        let fixture = try Fixture()
+        #expect(try await SignalTrapTests.interruptSlowSync(fixture, with: SIGINT).status == 130)
+        let json = try await fixture.run(["verify", "--json"], environment: [:])
+        #expect(json.status == 0)
+        let partials = try #require(json.summary()["partials"] as? [[String: Any]])
+        #expect(partials.compactMap { $0["modelId"] as? String } == ["beta"])
+        #expect((partials.first?["bytes"] as? Int ?? 0) > 0)
+        #expect(partials.first?["inUse"] as? Bool == false)
+        let text = try await fixture.run(["verify"], environment: [:])
+        #expect(text.stdoutLines.contains { $0.hasPrefix("Partial: beta") && $0.contains("kept") })
+        #expect(PartialFolder.kept(in: fixture.store).count == 1)
     }
 }
