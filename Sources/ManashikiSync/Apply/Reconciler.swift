@@ -36,7 +36,8 @@ public struct Reconciler: Sendable {
         /// Where keys and session tokens come from.
         public var environment: SyncEnvironment
         /// How each download transfers (stall timeout, resumptions, redirects); the manifest's
-        /// `policies.downloadTimeoutSeconds`, when set, replaces its `deadline`.
+        /// `policies.downloadTimeoutSeconds`, when set, replaces its `deadline`;
+        /// `policies.partialRetentionHours` its `partialRetention`.
         public var download: DownloadOptions
         /// Sources tried before the manifest's `sources` (`sync --from`).
         public var extraSources: [ArtifactSource] = []
@@ -145,6 +146,7 @@ public struct Reconciler: Sendable {
     var downloadOptions: DownloadOptions {
         var download = options.download
         if let seconds = manifest.policies.downloadTimeoutSeconds { download.deadline = TimeInterval(seconds) }
+        if let hours = manifest.policies.partialRetentionHours { download.partialRetention = TimeInterval(hours) * 3600 }
         if download.rateLimiter == nil, let rate = manifest.policies.maxBytesPerSecond {
             download.rateLimiter = BandwidthLimiter(bytesPerSecond: Int64(rate))
         }

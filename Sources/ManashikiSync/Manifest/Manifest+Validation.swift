@@ -12,7 +12,7 @@ struct ManifestValidator {
     static let storeKeys = ["directory", "concurrency", "prune"]
     static let pruneKeys = ["mode", "maxDeletes", "allowEmptyManifest"]
     static let deviceKeys = ["platform", "osVersion", "memoryMB", "diskMB"]
-    static let policyKeys = ["lifecycle", "checkCompatibility", "retry", "downloadTimeoutSeconds", "maxBytesPerSecond", "network"]
+    static let policyKeys = ["lifecycle", "checkCompatibility", "retry", "downloadTimeoutSeconds", "partialRetentionHours", "maxBytesPerSecond", "network"]
     static let retryKeys = ["maxAttempts", "maxRetryAfterSeconds"]
     static let networkKeys = ["cellular", "expensive", "lowDataMode", "waitForConnectivity"]
     static let modelKeys = ["id", "version", "sha256", "platforms", "session", "optional"]
@@ -200,6 +200,7 @@ struct ManifestValidator {
         }
         if let b = bool(o, "checkCompatibility", at: "policies") { policies.checkCompatibility = b }
         if let n = int(o, "downloadTimeoutSeconds", at: "policies", range: 1...604_800) { policies.downloadTimeoutSeconds = n }
+        if let n = int(o, "partialRetentionHours", at: "policies", range: 0...8760) { policies.partialRetentionHours = n }
         if let n = int(o, "maxBytesPerSecond", at: "policies", range: 1024...(1 << 40)) { policies.maxBytesPerSecond = n }
         if let value = o["retry"], let r = object(value, at: "policies.retry", known: Self.retryKeys) {
             if let n = int(r, "maxAttempts", at: "policies.retry", range: 1...20) { policies.maxAttempts = n }

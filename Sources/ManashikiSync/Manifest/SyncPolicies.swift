@@ -6,7 +6,7 @@ import Manashiki
 /// ```json
 /// "policies": {"lifecycle": ["production", "deprecated"], "checkCompatibility": true,
 ///              "retry": {"maxAttempts": 4, "maxRetryAfterSeconds": 60},
-///              "downloadTimeoutSeconds": 3600, "maxBytesPerSecond": 20971520,
+///              "downloadTimeoutSeconds": 3600, "partialRetentionHours": 168, "maxBytesPerSecond": 20971520,
 ///              "network": {"cellular": true, "expensive": false, "lowDataMode": false, "waitForConnectivity": true}}
 /// ```
 public struct SyncPolicies: Sendable, Hashable {
@@ -22,6 +22,10 @@ public struct SyncPolicies: Sendable, Hashable {
     /// The most one model's download may take, resumptions included (nil: no limit; a stalled
     /// transfer is stopped after 60 s without a byte anyway).
     public var downloadTimeoutSeconds: Int?
+    /// How long an interrupted download's partial file is kept for a later run to resume, in
+    /// hours (`policies.partialRetentionHours`, 0…8760; 0 keeps partials only for the run; nil:
+    /// `DownloadOptions.partialRetention`, 7 days).
+    public var partialRetentionHours: Int?
     /// One bandwidth limit for all of a run's downloads together, in bytes per second (nil: no
     /// limit). Concurrent downloads share it (`BandwidthLimiter`).
     public var maxBytesPerSecond: Int?
@@ -38,6 +42,7 @@ public struct SyncPolicies: Sendable, Hashable {
         maxAttempts: Int = 4,
         maxRetryAfterSeconds: Int = 60,
         downloadTimeoutSeconds: Int? = nil,
+        partialRetentionHours: Int? = nil,
         maxBytesPerSecond: Int? = nil,
         network: NetworkPolicy? = nil
     ) {
@@ -46,6 +51,7 @@ public struct SyncPolicies: Sendable, Hashable {
         self.maxAttempts = maxAttempts
         self.maxRetryAfterSeconds = maxRetryAfterSeconds
         self.downloadTimeoutSeconds = downloadTimeoutSeconds
+        self.partialRetentionHours = partialRetentionHours
         self.maxBytesPerSecond = maxBytesPerSecond
         self.network = network
     }

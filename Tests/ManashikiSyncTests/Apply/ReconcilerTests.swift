@@ -406,6 +406,16 @@ struct ReconcilerTests {
         }
     }
 
+    @Test("policies.partialRetentionHours reaches the download options (0 = only for the run); unset keeps the 7-day default",
+          arguments: [(Int?.none, 7.0 * 86_400), (0, 0), (48, 48.0 * 3600)])
+    func partialRetention(_ hours: Int?, _ seconds: TimeInterval) {
+        let store = TestStore()
+        var manifest = Fixture.manifest(store, [ModelSpec(id: "a")])
+        manifest.policies.partialRetentionHours = hours
+        let reconciler = Reconciler(manifest: manifest, registry: FakeRegistry(storageDirectory: store.url), options: Fixture.options())
+        #expect(reconciler.downloadOptions.partialRetention == seconds)
+    }
+
     @Test("policies.maxBytesPerSecond gives every download of a run the same limiter; the next run a fresh one")
     func oneLimiterPerRun() async throws {
         let store = TestStore()

@@ -36,6 +36,12 @@ struct ManifestValidationTests {
                 == "policies.downloadTimeoutSeconds")
     }
 
+    @Test("a partial retention outside 0…8760 hours or of the wrong type names its path", arguments: ["-1", "8761", "\"7d\"", "1.5"])
+    func badPartialRetention(_ value: String) {
+        #expect(only(#"{"schemaVersion": 1, "policies": {"partialRetentionHours": \#(value)}, "models": [{"id": "a"}]}"#)?.path
+                == "policies.partialRetentionHours")
+    }
+
     @Test("a bandwidth limit below 1 KiB/s or of the wrong type names its path", arguments: ["0", "1023", "\"20M\"", "2048.5"])
     func badMaxBytesPerSecond(_ value: String) {
         #expect(only(#"{"schemaVersion": 1, "policies": {"maxBytesPerSecond": \#(value)}, "models": [{"id": "a"}]}"#)?.path
