@@ -407,7 +407,7 @@ struct ReconcilerTests {
     }
 
     @Test("policies.partialRetentionHours reaches the download options (0 = only for the run); unset keeps the 7-day default",
-          arguments: [(Int?.none, 7.0 * 86_400), (0, 0), (48, 48.0 * 3600)])
+          arguments: [(nil, 7 * 86_400), (0, 0), (48, 48 * 3600)] as [(Int?, TimeInterval)])
     func partialRetention(_ hours: Int?, _ seconds: TimeInterval) {
         let store = TestStore()
         var manifest = Fixture.manifest(store, [ModelSpec(id: "a")])
