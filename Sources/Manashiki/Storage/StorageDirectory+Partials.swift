@@ -21,6 +21,9 @@ extension StorageDirectory {
         package var bytes: Int64
         /// The artifact's size, from the sidecar.
         package var size: Int64?
+        /// The artifact's expected SHA-256, from the sidecar (nil: no usable sidecar, so it
+        /// cannot be resumed).
+        package var sha256: String?
         /// When a byte was last written.
         package var modified: Date
         /// Whether a download holds it right now.
@@ -182,8 +185,9 @@ extension StorageDirectory {
             guard let info = info(fd) else { continue }
             let free = POSIX.tryLock(fd)
             if free { _ = flock(fd, LOCK_UN) }
-            result.append(KeptPartial(name: name, modelId: id, bytes: info.bytes, size: sidecar(of: name, in: folder)?.size,
-                                      modified: info.modified, inUse: !free))
+            let sidecar = sidecar(of: name, in: folder)
+            result.append(KeptPartial(name: name, modelId: id, bytes: info.bytes, size: sidecar?.size,
+                                      sha256: sidecar?.sha256, modified: info.modified, inUse: !free))
         }
         return result.sorted { ($0.modelId, $0.name) < ($1.modelId, $1.name) }
     }

@@ -163,6 +163,10 @@ final class SyncRun: Sendable {
         var input = PlanInput(manifest: planManifest, device: options.device ?? manifest.device ?? .current, snapshot: snapshot,
                               catalog: catalog, invalidCatalogEntries: invalidEntries, freeBytes: options.freeSpace(layout.directory), forcePrune: options.forcePrune,
                               owner: options.owner)
+        for kept in StorageDirectory.keptPartials(in: layout) where !kept.inUse {
+            guard let sha256 = kept.sha256, let size = kept.size else { continue }
+            input.partials[kept.modelId, default: []].append(PartialDownload(sha256: sha256, size: size, bytes: kept.bytes))
+        }
         let privateSource = fetcher.eligible(isPrivate: true).first
         for spec in manifest.models {
             if let entry = byId[spec.id], let cached = initial.record(spec.id, version: entry.version) { input.records[spec.id] = cached }

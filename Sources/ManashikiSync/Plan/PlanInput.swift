@@ -35,6 +35,9 @@ public struct PlanInput: Sendable, Hashable {
     public var sessions: [String: SessionAvailability]
     /// Free bytes on the store's volume, if known.
     public var freeBytes: Int64?
+    /// Partial downloads kept in the store that nobody is writing, by model id: a download of
+    /// the same artifact resumes one, so it needs room only for the remaining bytes.
+    public var partials: [String: [PartialDownload]] = [:]
     /// Whether prune guards (max deletes, empty manifest) are overridden.
     public var forcePrune: Bool
     /// Who this run claims models for in a shared store (`Reconciler.Options.owner`): a model

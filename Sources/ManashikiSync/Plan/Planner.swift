@@ -33,9 +33,20 @@ public enum Planner {
         items += prunes(input)
         let bytes = items.compactMap { $0.action.target?.size }.reduce(0, +)
         var refusal: PlanRefusal?
-        // The old file stays until the rename, so every fetched byte needs room at once.
-        if let free = input.freeBytes, bytes > free { refusal = .insufficientDiskSpace(needed: bytes, available: free) }
+        // The old file stays until the rename, so every fetched byte needs room at once; a kept
+        // partial of the same artifact already holds its prefix (and its space).
+        let needed = items.compactMap { item in item.action.target.map { remainingBytes(item.modelId, $0, input) } }.reduce(0, +)
+        if let free = input.freeBytes, needed > free { refusal = .insufficientDiskSpace(needed: needed, available: free) }
         return Plan(items: items, bytesToFetch: bytes, freeBytes: input.freeBytes, refusal: refusal)
+    }
+
+    /// The bytes still to fetch for `target`: its size less the longest kept partial of exactly
+    /// that artifact (same SHA-256 and size).
+    static func remainingBytes(_ modelId: String, _ target: ArtifactTarget, _ input: PlanInput) -> Int64 {
+        let kept = (input.partials[modelId] ?? [])
+            .filter { $0.sha256 == target.sha256 && $0.size == target.size }
+            .map { min(max($0.bytes, 0), target.size) }.max() ?? 0
+        return target.size - kept
     }
 
     // MARK: - Installed files

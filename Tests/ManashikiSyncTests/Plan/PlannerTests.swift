@@ -392,6 +392,24 @@ struct PlannerTests {
         #expect(w.plan.refusal == nil)
     }
 
+    @Test("the preflight counts only the remaining bytes of a model with a kept partial of the same artifact")
+    func diskSpaceWithKeptPartial() {
+        var w = PlanWorld()
+        w.models = [ModelSpec(id: "a"), ModelSpec(id: "b")]
+        w.publish("a", "1.0.0", size: 600)
+        w.publish("b", "1.0.0", size: 300)
+        w.freeBytes = 500
+        var input = w.input
+        let a = w.target("a")
+        input.partials["a"] = [PartialDownload(sha256: a.sha256, size: 600, bytes: 450)]
+        // Another artifact's partial (the catalog moved on) is discarded, not resumed: no credit.
+        input.partials["b"] = [PartialDownload(sha256: PlanWorld.sha("b@0.9.0"), size: 300, bytes: 250)]
+        #expect(Planner.plan(input).refusal == nil, "needs 150 + 300")
+        #expect(Planner.plan(input).bytesToFetch == 900, "bytesToFetch stays the artifacts' sizes (the progress total)")
+        input.partials["a"] = [PartialDownload(sha256: a.sha256, size: 600, bytes: 350)]
+        #expect(Planner.plan(input).refusal == .insufficientDiskSpace(needed: 250 + 300, available: 500))
+    }
+
     @Test("the same inputs always give the same plan")
     func pure() {
         var w = PlanWorld()
