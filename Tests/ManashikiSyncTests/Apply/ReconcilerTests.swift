@@ -278,6 +278,25 @@ struct ReconcilerTests {
         #expect(store.contents("a") == nil)
     }
 
+    @Test("a kept partial of the same artifact counts as already on disk in the preflight; another artifact's does not",
+          arguments: [(true, false), (false, true)])
+    func diskSpaceWithKeptPartial(_ sameArtifact: Bool, _ refused: Bool) async throws {
+        let store = TestStore()
+        let registry = FakeRegistry(storageDirectory: store.url)
+        let entry = registry.publish("a", "1.0.0", bytes: String(repeating: "x", count: 1000))
+        // 600 bytes kept by an interrupted run (partial + sidecar, as the SDK leaves them).
+        let directory = try StorageDirectory(url: store.url)
+        let (name, fd) = try directory.createPartial(for: "a")
+        let handle = FileHandle(fileDescriptor: fd, closeOnDealloc: true)
+        try handle.write(contentsOf: Data(repeating: UInt8(ascii: "x"), count: 600))
+        try directory.keepPartial(name, file: fd, modelId: "a", sha256: sameArtifact ? entry.sha256 : String(repeating: "0", count: 64),
+                                  size: 1000, version: "1.0.0")
+        try handle.close()
+        let report = await Fixture.reconciler(store, registry, [ModelSpec(id: "a")], options: Fixture.options(free: 500)).run()
+        #expect(report.plan?.refusal == (refused ? .insufficientDiskSpace(needed: 1000, available: 500) : nil))
+        #expect(report.outcome == (refused ? .refused : .changed))
+    }
+
     @Test("a private model downloads with the session from the environment and is blocked without one")
     func privateModels() async throws {
         let store = TestStore()
