@@ -74,15 +74,10 @@ extension StorageDirectory {
         (try? FileManager.default.contentsOfDirectory(atPath: partialPath(""))) ?? []
     }
 
+    /// Size and modification time of an open partial (`FileIdentity` reads the `stat`).
     private static func info(_ fd: Int32) -> (bytes: Int64, modified: Date)? {
-        var st = stat()
-        guard fstat(fd, &st) == 0 else { return nil }
-        #if canImport(Darwin)
-        let seconds = Double(st.st_mtimespec.tv_sec) + Double(st.st_mtimespec.tv_nsec) / 1e9
-        #else
-        let seconds = Double(st.st_mtim.tv_sec) + Double(st.st_mtim.tv_nsec) / 1e9
-        #endif
-        return (Int64(st.st_size), Date(timeIntervalSince1970: seconds))
+        guard let identity = FileIdentity.of(fd: fd) else { return nil }
+        return (identity.size, Date(timeIntervalSince1970: Double(identity.mtimeNanoseconds) / 1e9))
     }
 
     /// Removes what no live download holds and nothing can resume: partials without a usable
