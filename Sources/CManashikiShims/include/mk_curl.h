@@ -8,6 +8,19 @@
 extern "C" {
 #endif
 
+/// Which CA certificates verify the server (see CurlTransport+TLS.swift), and what the
+/// certificate was valid for when it did not match the host.
+typedef struct mk_curl_tls {
+    /// CURLOPT_CAINFO: a PEM file of trusted CAs; NULL keeps libcurl's built-in default.
+    const char *ca_file;
+    /// CURLOPT_CAPATH: a hashed directory of trusted CAs; NULL keeps libcurl's built-in default.
+    const char *ca_path;
+    /// Out: after CURLE_PEER_FAILED_VERIFICATION, the names in the server certificate
+    /// (its subjectAltName, else its subject); empty when unknown.
+    char *peer_names;
+    size_t peer_names_length;
+} mk_curl_tls;
+
 /// One request. Strings are NUL-terminated; headers are "Name: value" lines.
 typedef struct mk_curl_request {
     const char *url;
@@ -19,6 +32,8 @@ typedef struct mk_curl_request {
     int has_body;
     long connect_timeout_seconds;
     long idle_timeout_seconds;
+    /// Trusted CAs; NULL for libcurl's defaults.
+    mk_curl_tls *tls;
 } mk_curl_request;
 
 /// Receives one raw header line (status lines included). Return 0 to continue.

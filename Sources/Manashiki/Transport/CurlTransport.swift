@@ -19,23 +19,31 @@ public struct CurlTransport: HTTPTransport {
     public let maxQueuedBytes: Int
     /// Seconds allowed to establish a connection.
     public var connectTimeout: Int = 30
+    /// The CAs servers are verified against (see `TLSTrust`; the environment's are read at init).
+    public let trust: TLSTrust
+    private let caLocations: Result<CALocations, APIError>
 
     /// Whether libcurl could be loaded on this machine.
     public static var isAvailable: Bool { mk_curl_load(nil, 0) == 0 }
 
     /// Creates a transport.
+    /// - Parameter trust: the CAs to trust besides the system's (`CURL_CA_BUNDLE`,
+    ///   `SSL_CERT_FILE` and `SSL_CERT_DIR` apply when it names no bundle).
     /// - Throws: `APIError.transport` when libcurl cannot be loaded.
-    public init(maxQueuedBytes: Int = 4 << 20) throws {
+    public init(maxQueuedBytes: Int = 4 << 20, trust: TLSTrust = .system) throws {
         var buffer = [CChar](repeating: 0, count: 256)
         guard mk_curl_load(&buffer, buffer.count) == 0 else {
             throw APIError.transport(cString(buffer))
         }
         self.maxQueuedBytes = max(maxQueuedBytes, 1 << 20)
+        self.trust = trust
+        caLocations = Result { () throws(APIError) in try CALocations.resolve(trust, environment: ProcessInfo.processInfo.environment) }
     }
 
     /// Streams the answer to `request` into `consumer` (see `HTTPTransport`).
     public func stream(_ request: HTTPRequest, to consumer: any HTTPBodyConsumer) async throws {
-        let transfer = CurlTransfer(request: request, maxQueuedBytes: maxQueuedBytes, connectTimeout: connectTimeout)
+        let transfer = CurlTransfer(request: request, maxQueuedBytes: maxQueuedBytes, connectTimeout: connectTimeout,
+                                    caLocations: try caLocations.get())
         transfer.start()
         try await withTaskCancellationHandler {
             do {
@@ -67,6 +75,8 @@ final class CurlTransfer: @unchecked Sendable {
     private let maxQueuedBytes: Int
     private let connectTimeout: Int
     private let host: String
+    private let caLocations: CALocations
+    private var certificateNames = ""
 
     // Shared state, guarded by `condition`.
     private let condition = NSCondition()
@@ -95,7 +105,8 @@ final class CurlTransfer: @unchecked Sendable {
     private var headerFields = HTTPHeaders()
     private var headSent = false
 
-    init(request: HTTPRequest, maxQueuedBytes: Int, connectTimeout: Int) {
+    init(request: HTTPRequest, maxQueuedBytes: Int, connectTimeout: Int, caLocations: CALocations = CALocations()) {
+        self.caLocations = caLocations
         self.request = request
         self.maxQueuedBytes = maxQueuedBytes
         self.connectTimeout = connectTimeout
@@ -130,14 +141,14 @@ final class CurlTransfer: @unchecked Sendable {
         let lines = request.headers.map { "\($0.name): \($0.value)" }
         let body = request.body
         var errorBuffer = [CChar](repeating: 0, count: 512)
-        let code: Int32 = withCStrings(lines) { headerPointers in
+        let (code, names) = caLocations.withCTLS { tls in withCStrings(lines) { headerPointers in
             urlString.withCString { url in
                 method.withCString { methodPointer in
                     withOptionalBytes(body) { bodyPointer, bodyLength in
                         var r = mk_curl_request(
                             url: url, method: methodPointer, headers: headerPointers, header_count: lines.count,
                             body: bodyPointer, body_length: bodyLength, has_body: body == nil ? 0 : 1,
-                            connect_timeout_seconds: connectTimeout, idle_timeout_seconds: Int(request.idleTimeout.rounded(.up)))
+                            connect_timeout_seconds: connectTimeout, idle_timeout_seconds: Int(request.idleTimeout.rounded(.up)), tls: tls)
                         let context = Unmanaged.passUnretained(self).toOpaque()
                         return mk_curl_perform(&r, { ctx, line, length in
                             Unmanaged<CurlTransfer>.fromOpaque(ctx!).takeUnretainedValue().onHeader(line!, length)
@@ -149,7 +160,8 @@ final class CurlTransfer: @unchecked Sendable {
                     }
                 }
             }
-        }
+        } }
+        certificateNames = names
         // Bytes received before a failure are still a valid prefix: deliver them, so a resume
         // can continue after them with Range.
         if code == 0 { flushHeadIfNeeded() }
@@ -298,7 +310,10 @@ final class CurlTransfer: @unchecked Sendable {
                 try await consumer.receive(chunk: data)
             case .finished(let code, let message):
                 if Task.isCancelled || isCancelled { throw CancellationError() }
-                if code != 0 { throw CurlErrorText.apiError(code: code, message: message, host: host) }
+                if code != 0 {
+                    throw CurlErrorText.tlsError(code: code, message: message, host: host, certificateNames: certificateNames, locations: caLocations)
+                        ?? CurlErrorText.apiError(code: code, message: message, host: host)
+                }
                 if !sawHead { throw APIError.transport("\(host) closed the connection without answering") }
                 return
             }
