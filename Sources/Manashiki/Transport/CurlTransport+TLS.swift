@@ -50,7 +50,7 @@ extension CurlErrorText {
         switch code {
         case 51, 60:
             if message.contains("subject name") && message.contains("match") {
-                return .certificateNameMismatch(host: host, validFor: certificateNames)
+                return .certificateNameMismatch(host: host, validFor: readableNames(certificateNames))
             }
             return .untrustedCertificate(host: host, reason: reason)
         case 83, 90, 91:
@@ -65,6 +65,14 @@ extension CurlErrorText {
         default:
             return nil
         }
+    }
+
+    /// `other.example, 10.0.0.1` from OpenSSL's `DNS:other.example, IP Address:10.0.0.1`.
+    static func readableNames(_ text: String) -> String {
+        text.components(separatedBy: ",").map { $0.trimmingCharacters(in: .whitespaces) }.map { part in
+            for prefix in ["DNS:", "IP Address:", "IP:"] where part.hasPrefix(prefix) { return String(part.dropFirst(prefix.count)) }
+            return part
+        }.filter { !$0.isEmpty }.joined(separator: ", ")
     }
 }
 #endif
