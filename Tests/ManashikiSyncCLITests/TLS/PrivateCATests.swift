@@ -2,6 +2,7 @@ import Foundation
 import Manashiki
 import Testing
 import ManashikiRegistry
+import ManashikiTestSupport
 
 /// Private CAs over real TLS: a CA and server certificates made with the openssl CLI, Debian's
 /// nginx on a loopback port terminating TLS in front of the development registry, and the
@@ -37,7 +38,7 @@ struct PrivateCATests {
         }
 
         /// Runs the binary with the key and `environment` only.
-        func run(_ arguments: [String] = ["sync"], environment: [String: String] = [:]) async throws -> CLIResult {
+        func run(_ arguments: [String] = ["sync"], environment: [String: String] = [:]) async throws -> ChildResult {
             try await fixture.run(arguments, environment: fixture.environment.merging(environment) { $1 })
         }
 
