@@ -1,6 +1,7 @@
 import Foundation
 import Testing
 import ManashikiRegistry
+import ManashikiTestSupport
 
 /// Proxies from the environment, through a real logging forward proxy (Debian's tinyproxy) in
 /// front of the development registry, with the built binary (README "Proxies").
@@ -20,7 +21,7 @@ struct ProxyTests {
     }
 
     /// Every output of a run, for secrets.
-    static func expectNoSecrets(_ result: CLIResult, sourceLocation: SourceLocation = #_sourceLocation) {
+    static func expectNoSecrets(_ result: ChildResult, sourceLocation: SourceLocation = #_sourceLocation) {
         #expect(!result.all.contains(password), "the proxy password was printed: \(result.all)", sourceLocation: sourceLocation)
         #expect(!result.all.contains("alice:"), "the proxy user was printed: \(result.all)", sourceLocation: sourceLocation)
         #expect(!result.all.contains(Fixture.key), sourceLocation: sourceLocation)
@@ -149,11 +150,8 @@ struct ProxyTests {
         let fixture = try Fixture()
         let proxy = try await TinyProxy(extra: extra)
         let closed = try NginxMirror.freePort()
-        try Data("""
-        {"schemaVersion": 1, "registry": {"baseURL": "https://127.0.0.1:\(closed)"},
-         "store": {"directory": "models"}, "device": {"platform": "linux"},
-         "policies": {"checkCompatibility": false, "retry": {"maxAttempts": 1}}, "models": [{"id": "alpha"}]}
-        """.utf8).write(to: fixture.manifestURL)
+        try TestManifest.write(to: fixture.manifestURL, baseURL: try #require(URL(string: "https://127.0.0.1:\(closed)")),
+                               store: "models", models: ["alpha"])
         let result = try await fixture.run(["sync", "--json"], environment: fixture.environment.merging(["HTTPS_PROXY": "http://\(proxy.address)"]) { $1 })
         let requests = proxy.requests
         await proxy.stop()
