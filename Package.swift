@@ -47,6 +47,7 @@ let package = Package(
         .target(name: "ManashikiSyncCLI", dependencies: ["ManashikiSync", "Manashiki", "ManashikiCore"]),
         .executableTarget(name: "manashiki-sync", dependencies: ["ManashikiSyncCLI"]),
         .executableTarget(name: "manashiki-bench", dependencies: ["ManashikiSyncCLI", "Manashiki", "ManashikiCore", "ManashikiSync", "ManashikiRegistry", "ManashikiProcess"]),
+        .testTarget(name: "ManashikiCoreTests", dependencies: ["ManashikiCore", "ManashikiTestSupport"]),
         .testTarget(name: "ManashikiBenchTests", dependencies: ["manashiki-bench", "ManashikiCore"]),
         .testTarget(name: "ManashikiTests", dependencies: ["Manashiki", "ManashikiCore", "ManashikiTestSupport", "ManashikiRegistry", "ManashikiProcess"]),
         .testTarget(name: "ManashikiRegistryTests", dependencies: ["ManashikiRegistry", "ManashikiCore", "Manashiki", "ManashikiTestSupport", "manashiki-registry"]),
