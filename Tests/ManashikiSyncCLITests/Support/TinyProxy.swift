@@ -10,8 +10,9 @@ import Darwin
 /// foreground, logging every request it relays (`Request (file descriptor 5): GET http://… HTTP/1.1`,
 /// `CONNECT host:port`), as a corporate forward proxy would.
 final class TinyProxy: @unchecked Sendable {
-    static let executable = URL(fileURLWithPath: "/usr/bin/tinyproxy")
-    static var isInstalled: Bool { FileManager.default.isExecutableFile(atPath: executable.path) }
+    /// Debian's `/usr/bin/tinyproxy`, found on the tools' search path.
+    static var executable: URL? { ExternalTool.find("tinyproxy").map(URL.init(fileURLWithPath:)) }
+    static var isInstalled: Bool { executable != nil }
 
     let port: Int
     let workdir: URL
@@ -33,6 +34,9 @@ final class TinyProxy: @unchecked Sendable {
     init(extra: [String] = []) async throws {
         workdir = FileManager.default.temporaryDirectory.appendingPathComponent("tinyproxy-\(UUID().uuidString.prefix(8))")
         try FileManager.default.createDirectory(at: workdir, withIntermediateDirectories: true)
+        guard let executable = Self.executable else {
+            throw NSError(domain: "TinyProxy", code: 2, userInfo: [NSLocalizedDescriptionKey: "tinyproxy is not installed (.ci/run installs it)"])
+        }
         var started: (Int, RunningChild)?
         var output = ""
         // A port found free can be taken before tinyproxy binds it: try a few.
@@ -50,7 +54,7 @@ final class TinyProxy: @unchecked Sendable {
             ] + extra).joined(separator: "\n") + "\n"
             let path = workdir.appendingPathComponent("tinyproxy.conf").path
             try config.write(toFile: path, atomically: true, encoding: .utf8)
-            let child = try RunningChild.start(Self.executable, ["-d", "-c", path], path: "/usr/bin:/bin", in: workdir)
+            let child = try RunningChild.start(executable, ["-d", "-c", path], path: "/usr/bin:/bin", in: workdir)
             if await child.wait(timeout: 20, until: { NginxMirror.accepts(port: port) }) {
                 started = (port, child)
             } else {
