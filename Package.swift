@@ -48,7 +48,7 @@ let package = Package(
         .executableTarget(name: "manashiki-sync", dependencies: ["ManashikiSyncCLI"]),
         .executableTarget(name: "manashiki-bench", dependencies: ["ManashikiSyncCLI", "Manashiki", "ManashikiCore", "ManashikiSync", "ManashikiRegistry", "ManashikiProcess"]),
         .testTarget(name: "ManashikiCoreTests", dependencies: ["ManashikiCore", "ManashikiTestSupport"]),
-        .testTarget(name: "ManashikiBenchTests", dependencies: ["manashiki-bench", "ManashikiCore"]),
+        .testTarget(name: "ManashikiBenchTests", dependencies: ["manashiki-bench", "ManashikiCore", "ManashikiTestSupport"]),
         .testTarget(name: "ManashikiTests", dependencies: ["Manashiki", "ManashikiCore", "ManashikiTestSupport", "ManashikiRegistry", "ManashikiProcess"]),
         .testTarget(name: "ManashikiRegistryTests", dependencies: ["ManashikiRegistry", "ManashikiCore", "Manashiki", "ManashikiTestSupport", "manashiki-registry"]),
         .testTarget(name: "ManashikiSyncTests", dependencies: ["ManashikiSync", "Manashiki", "ManashikiCore", "ManashikiTestSupport", "ManashikiRegistry", "ManashikiProcess"]),
