@@ -9,8 +9,11 @@ import Glibc
 import Darwin
 #endif
 
-/// A child process started by a test, with its output collected live. Shared by the CLI and
-/// reliability harnesses. Linux and macOS only, like `ChildProcess`.
+/// A child process started by a test, with its output collected live: the one running-process
+/// wrapper of the test targets (`CLIProcess` starts the built `manashiki-sync` with it; nginx,
+/// curl, mount and the external tools go through it too). It spawns with `ChildProcess`
+/// (`posix_spawn` on Linux, never `Foundation.Process`) and reads with `OutputPipe` (never
+/// `FileHandle.readabilityHandler`). Linux and macOS only, like `ChildProcess`.
 package final class RunningChild: @unchecked Sendable {
     /// The process.
     package let process = ChildProcess()
@@ -18,14 +21,6 @@ package final class RunningChild: @unchecked Sendable {
     package let out = OutputPipe()
     /// Its standard error.
     package let err = OutputPipe()
-
-    /// What a finished child left.
-    package struct Result: Sendable {
-        package var status: Int32
-        package var signalled: Bool
-        package var stdout: String
-        package var stderr: String
-    }
 
     /// Starts `executable` in `directory` with exactly `environment` plus `PATH`, `HOME` (the
     /// directory) and `LANG`; standard input is /dev/null.
@@ -45,6 +40,11 @@ package final class RunningChild: @unchecked Sendable {
         return child
     }
 
+    /// The child's pid.
+    package var pid: Int32 { process.processIdentifier }
+    /// Whether it has not exited yet.
+    package var isRunning: Bool { process.isRunning }
+
     /// Waits until `condition()` holds or the child exits (checked every 10 ms, at most
     /// `timeout` seconds).
     package func wait(timeout: Double = 20, until condition: () -> Bool) async -> Bool {
@@ -59,8 +59,18 @@ package final class RunningChild: @unchecked Sendable {
         return condition()
     }
 
+    /// Waits until `condition(stdout so far)` holds (as `wait(timeout:until:)`).
+    package func waitForOutput(timeout: Double = 20, _ condition: (String) -> Bool) async -> Bool {
+        await wait(timeout: timeout) { condition(out.text) }
+    }
+
     /// Sends `signal`.
     package func send(_ signal: Int32) { kill(process.processIdentifier, signal) }
+
+    /// Sends `signal` as soon as `condition(stdout so far)` holds (see `send(_:when:timeout:)`).
+    package func send(_ signal: Int32, whenOutput condition: @escaping @Sendable (String) -> Bool, timeout: Double = 30) async -> Bool {
+        await send(signal, when: { [out] in condition(out.text) }, timeout: timeout)
+    }
 
     /// Sends `signal` as soon as `condition()` holds, watching from a thread of its own, so a
     /// busy cooperative pool (a loaded machine, blocking tests alongside) cannot delay the
@@ -84,18 +94,37 @@ package final class RunningChild: @unchecked Sendable {
     }
 
     /// Waits for the exit (SIGKILL after `timeout` seconds, recorded as an issue).
-    package func finish(timeout: Double = 30) async -> Result {
+    package func finish(timeout: Double = 30) async -> ChildResult {
         let deadline = Date().addingTimeInterval(timeout)
         while process.isRunning && Date() < deadline { try? await Task.sleep(for: .milliseconds(10)) }
         if process.isRunning {
             Issue.record("\(process.executableURL?.lastPathComponent ?? "child") did not exit in \(timeout)s; killed")
             kill(process.processIdentifier, SIGKILL)
         }
+        return waitForExit()
+    }
+
+    /// Blocks the calling thread until the child exits and its output is read (for synchronous
+    /// callers: capability probes, curl, short tools). Async tests use `finish(timeout:)`.
+    package func waitForExit() -> ChildResult {
         process.waitUntilExit()
         out.drain()
         err.drain()
-        return Result(status: process.terminationStatus, signalled: process.terminationReason == .uncaughtSignal,
-                      stdout: out.text, stderr: err.text)
+        return ChildResult(status: process.terminationStatus, signalled: process.terminationReason == .uncaughtSignal,
+                           stdout: out.text, stderr: err.text)
+    }
+
+    /// Runs `executable` to the end, blocking (see `start` for the environment); a program that
+    /// cannot be started gives status -1 and the reason as its standard error.
+    @discardableResult
+    package static func run(_ executable: URL, _ arguments: [String], environment: [String: String] = [:],
+                            path: String = "/usr/bin:/bin:/usr/sbin:/sbin",
+                            in directory: URL = FileManager.default.temporaryDirectory) -> ChildResult {
+        do {
+            return try start(executable, arguments, environment: environment, path: path, in: directory).waitForExit()
+        } catch {
+            return ChildResult(status: -1, stdout: "", stderr: "\(executable.path) could not be started: \(error)")
+        }
     }
 }
 #endif

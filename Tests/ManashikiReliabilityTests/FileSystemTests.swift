@@ -1,4 +1,5 @@
 import Foundation
+import ManashikiTestSupport
 import Testing
 import Manashiki
 import ManashikiRegistry

@@ -1,5 +1,5 @@
 import Foundation
-import ManashikiProcess
+import ManashikiTestSupport
 import Manashiki
 import Testing
 @testable import ManashikiRegistry
@@ -39,30 +39,14 @@ struct RegistryCommandTests {
         #expect(options.allowRemote)
     }
 
-    /// The built executable, next to the test bundle.
-    static var executable: URL {
-        var dir = URL(fileURLWithPath: CommandLine.arguments[0]).deletingLastPathComponent()
-        while dir.path != "/" {
-            let candidate = dir.appendingPathComponent("manashiki-registry")
-            if FileManager.default.isExecutableFile(atPath: candidate.path) { return candidate }
-            dir = dir.deletingLastPathComponent()
-        }
-        return URL(fileURLWithPath: "/nonexistent/manashiki-registry")
-    }
-
     @Test("the executable serves the demo on --port 0, writes --ready-file, and stops on SIGTERM")
     func executableServes() throws {
-        let binary = Self.executable
+        let binary = BuiltProduct.manashikiRegistry
         try #require(FileManager.default.isExecutableFile(atPath: binary.path), "build the manashiki-registry product first")
         let ready = FileManager.default.temporaryDirectory.appendingPathComponent("ready-\(UUID().uuidString).json")
-        let process = ChildProcess()
-        process.executableURL = binary
-        process.arguments = ["serve", Fixture.examplesDirectory.path, "--port", "0", "--ready-file", ready.path]
-        let out = Pipe()
-        process.standardOutput = out
-        process.standardError = FileHandle.nullDevice
-        try process.run()
-        defer { if process.isRunning { process.terminate() } }
+        let scratch = FileManager.default.temporaryDirectory
+        let child = try RunningChild.start(binary, ["serve", Fixture.examplesDirectory.path, "--port", "0", "--ready-file", ready.path], in: scratch)
+        defer { if child.isRunning { child.send(SIGKILL); _ = child.waitForExit() } }
         var info: [String: Any]?
         for _ in 0..<200 where info == nil { // bounded wait for readiness
             if let data = FileManager.default.contents(atPath: ready.path) { info = JSON.object(data) } else { usleep(50_000) }
@@ -73,10 +57,11 @@ struct RegistryCommandTests {
         #expect(storage != api)
         let models = try Curl.run(["-H", "X-API-Key: mk_pub_demo_0123456789abcdefghij", api + "/api/models"])
         #expect(models.status == 200)
-        process.terminate()
-        process.waitUntilExit()
-        #expect(process.terminationStatus == 0)
-        let output = String(decoding: out.fileHandleForReading.readDataToEndOfFile(), as: UTF8.self)
+        child.send(SIGTERM)
+        let result = child.waitForExit()
+        #expect(result.status == 0)
+        #expect(!result.signalled)
+        let output = result.stdout
         #expect(output.contains("MANASHIKI_REGISTRY_READY {"))
         #expect(output.contains(api))
         #expect(!FileManager.default.fileExists(atPath: ready.path))
@@ -84,20 +69,13 @@ struct RegistryCommandTests {
 
     @Test("check reports a bad catalog with file, JSON path and fix, exiting non-zero")
     func checkBadCatalog() throws {
-        let binary = Self.executable
+        let binary = BuiltProduct.manashikiRegistry
         try #require(FileManager.default.isExecutableFile(atPath: binary.path), "build the manashiki-registry product first")
         let dir = try CatalogFileParserTests.directory(#"{"models": [{"modelId": "a", "version": "1", "artifact": {"generated": {"size": -1, "seed": 1}}}]}"#)
         defer { try? FileManager.default.removeItem(at: dir) }
-        let process = ChildProcess()
-        process.executableURL = binary
-        process.arguments = ["check", dir.path]
-        let err = Pipe()
-        process.standardError = err
-        process.standardOutput = FileHandle.nullDevice
-        try process.run()
-        let message = String(decoding: err.fileHandleForReading.readDataToEndOfFile(), as: UTF8.self)
-        process.waitUntilExit()
-        #expect(process.terminationStatus == 65)
+        let result = RunningChild.run(binary, ["check", dir.path])
+        let message = result.stderr
+        #expect(result.status == 65)
         #expect(message.contains("catalog.json"))
         #expect(message.contains("$.models[0].artifact.generated.size"))
         #expect(message.contains("Fix:"))

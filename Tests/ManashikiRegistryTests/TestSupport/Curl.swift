@@ -1,5 +1,5 @@
 import Foundation
-import ManashikiProcess
+import ManashikiTestSupport
 import Manashiki
 
 /// What a `curl` run produced.
@@ -25,16 +25,10 @@ enum Curl {
         try FileManager.default.createDirectory(at: dir, withIntermediateDirectories: true)
         defer { try? FileManager.default.removeItem(at: dir) }
         let bodyFile = dir.appendingPathComponent("body"), headerFile = dir.appendingPathComponent("headers")
-        let process = ChildProcess()
-        process.executableURL = URL(fileURLWithPath: "/usr/bin/curl")
-        process.arguments = ["-s", "--max-time", String(maxTime), "-o", bodyFile.path, "-D", headerFile.path,
-                             "-w", "%{http_code}"] + arguments
-        let out = Pipe()
-        process.standardOutput = out
-        process.standardError = FileHandle.nullDevice
-        try process.run()
-        let statusText = String(decoding: out.fileHandleForReading.readDataToEndOfFile(), as: UTF8.self)
-        process.waitUntilExit()
+        let result = RunningChild.run(URL(fileURLWithPath: "/usr/bin/curl"),
+                                      ["-s", "--max-time", String(maxTime), "-o", bodyFile.path, "-D", headerFile.path,
+                                       "-w", "%{http_code}"] + arguments, in: dir)
+        let statusText = result.stdout
         let headerText = (try? String(contentsOf: headerFile, encoding: .isoLatin1)) ?? ""
         // Keep only the last response's headers (after redirects or 100 Continue).
         let blocks = headerText.components(separatedBy: "\r\n\r\n").filter { !$0.isEmpty }
@@ -43,7 +37,7 @@ enum Curl {
             guard let colon = line.firstIndex(of: ":") else { continue }
             headers.append((String(line[..<colon]), line[line.index(after: colon)...].trimmingCharacters(in: .whitespaces)))
         }
-        return CurlResult(exitCode: process.terminationStatus, status: Int(statusText) ?? 0, headers: headers,
+        return CurlResult(exitCode: result.status, status: Int(statusText) ?? 0, headers: headers,
                           body: (try? Data(contentsOf: bodyFile)) ?? Data())
     }
 }

@@ -1,4 +1,5 @@
 import Foundation
+import ManashikiTestSupport
 import Testing
 import ManashikiRegistry
 
@@ -12,7 +13,7 @@ extension SyncFixture {
     @discardableResult
     func expectIsolatedFailure(of failing: String = "beta", arguments: [String] = ["sync"], messageContains: [String] = [],
                                sourceLocation: SourceLocation = #_sourceLocation,
-                               arm: (SyncFixture) throws -> Void) async throws -> RunResult {
+                               arm: (SyncFixture) throws -> Void) async throws -> ChildResult {
         let before = try await syncOnce(sourceLocation: sourceLocation)
         for (i, id) in ["alpha", "beta", "gamma"].enumerated() { try publishNewVersion(id, version: "1.1.0", seed: UInt64(900 + i)) }
         try arm(self)

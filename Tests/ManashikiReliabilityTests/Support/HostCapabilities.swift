@@ -1,4 +1,5 @@
 import Foundation
+import ManashikiTestSupport
 #if canImport(Glibc)
 import Glibc
 #elseif canImport(Darwin)
@@ -15,8 +16,8 @@ enum HostCapabilities {
         let dir = FileManager.default.temporaryDirectory.appendingPathComponent("manashiki-mount-probe-\(getpid())")
         try? FileManager.default.createDirectory(at: dir, withIntermediateDirectories: true)
         defer { try? FileManager.default.removeItem(at: dir) }
-        guard CLIProcess.tool(mountPath, ["-t", "tmpfs", "-o", "size=64k", "tmpfs", dir.path]).status == 0 else { return false }
-        return CLIProcess.tool(umountPath, [dir.path]).status == 0
+        guard RunningChild.run(URL(fileURLWithPath: mountPath), ["-t", "tmpfs", "-o", "size=64k", "tmpfs", dir.path]).status == 0 else { return false }
+        return RunningChild.run(URL(fileURLWithPath: umountPath), [dir.path]).status == 0
     }()
 
     /// Why mounting is unavailable.
@@ -31,7 +32,7 @@ enum HostCapabilities {
     /// Whether strace can trace a child here (ptrace may be denied in containers).
     static let canStrace: Bool = {
         guard let strace else { return false }
-        return CLIProcess.tool(strace, ["-f", "-e", "trace=none", "-o", "/dev/null", "/bin/true"]).status == 0
+        return RunningChild.run(URL(fileURLWithPath: strace), ["-f", "-e", "trace=none", "-o", "/dev/null", "/bin/true"]).status == 0
     }()
 
     static var straceSkipReason: String {
@@ -43,7 +44,7 @@ enum HostCapabilities {
     static let setpriv: String? = {
         guard geteuid() == 0 else { return nil }
         guard let path = ["/usr/bin/setpriv", "/bin/setpriv"].first(where: { FileManager.default.isExecutableFile(atPath: $0) }) else { return nil }
-        let ok = CLIProcess.tool(path, ["--reuid=65534", "--regid=65534", "--clear-groups", "/bin/true"]).status == 0
+        let ok = RunningChild.run(URL(fileURLWithPath: path), ["--reuid=65534", "--regid=65534", "--clear-groups", "/bin/true"]).status == 0
         return ok ? path : nil
     }()
 
@@ -63,20 +64,20 @@ final class TmpfsMount: @unchecked Sendable {
         url = FileManager.default.temporaryDirectory.appendingPathComponent("manashiki-tmpfs-\(UUID().uuidString.prefix(8))")
         try FileManager.default.createDirectory(at: url, withIntermediateDirectories: true)
         let opts = "size=\(size)" + (options.isEmpty ? "" : ",\(options)")
-        let result = CLIProcess.tool(HostCapabilities.mountPath, ["-t", "tmpfs", "-o", opts, "tmpfs", url.path])
-        guard result.status == 0 else { throw POSIXError(.EPERM, userInfo: [NSLocalizedDescriptionKey: result.output]) }
+        let result = RunningChild.run(URL(fileURLWithPath: HostCapabilities.mountPath), ["-t", "tmpfs", "-o", opts, "tmpfs", url.path])
+        guard result.status == 0 else { throw POSIXError(.EPERM, userInfo: [NSLocalizedDescriptionKey: result.all]) }
         mounted = true
     }
 
     /// Remounts read-only (or read-write).
     func remount(readOnly: Bool) -> Bool {
-        CLIProcess.tool(HostCapabilities.mountPath, ["-o", readOnly ? "remount,ro" : "remount,rw", url.path]).status == 0
+        RunningChild.run(URL(fileURLWithPath: HostCapabilities.mountPath), ["-o", readOnly ? "remount,ro" : "remount,rw", url.path]).status == 0
     }
 
     func unmount() {
         guard mounted else { return }
-        if CLIProcess.tool(HostCapabilities.umountPath, [url.path]).status != 0 {
-            CLIProcess.tool(HostCapabilities.umountPath, ["-l", url.path])
+        if RunningChild.run(URL(fileURLWithPath: HostCapabilities.umountPath), [url.path]).status != 0 {
+            RunningChild.run(URL(fileURLWithPath: HostCapabilities.umountPath), ["-l", url.path])
         }
         mounted = false
         try? FileManager.default.removeItem(at: url)
@@ -89,7 +90,7 @@ final class TmpfsMount: @unchecked Sendable {
 /// lock on that open file, and `exec sleep` keeps it — so the lock lives exactly as long as
 /// the one process this test started (and dies with it on `kill -9`).
 final class LockHolder: @unchecked Sendable {
-    let running: CLIProcess.Running
+    let running: RunningChild
 
     init(_ file: URL, in directory: URL) throws {
         running = try CLIProcess.start(["-c", "exec 9>>\"$0\" && flock -n 9 && echo locked && exec sleep 60", file.path],

@@ -1,4 +1,5 @@
 import Foundation
+import ManashikiTestSupport
 import Manashiki
 import ManashikiCore
 

@@ -1,4 +1,5 @@
 import Foundation
+import ManashikiTestSupport
 import Testing
 
 /// The built binary against a `ScriptedRegistry` serving alpha, beta and gamma.
@@ -11,7 +12,7 @@ final class ScriptedSync: @unchecked Sendable {
 
     static func bytes(_ seed: Int, _ count: Int) -> Data { Data((0..<count).map { UInt8(truncatingIfNeeded: $0 &* 31 &+ seed) }) }
 
-    init(prune: String = #"{"mode": "tracked", "maxDeletes": 10}"#, extraEntries: [String] = []) throws {
+    init(prune: String = TestManifest.defaultPrune, extraEntries: [String] = []) throws {
         registry = try ScriptedRegistry(models: [
             .init(id: "alpha", version: "1.0.0", bytes: Self.bytes(1, 20_000)),
             .init(id: "beta", version: "1.0.0", bytes: Self.bytes(2, 30_000)),
@@ -20,18 +21,12 @@ final class ScriptedSync: @unchecked Sendable {
         try writeManifest(models: ["alpha", "beta", "gamma"], prune: prune, extraEntries: extraEntries)
     }
 
-    func writeManifest(models: [String], prune: String = #"{"mode": "tracked", "maxDeletes": 10}"#, extraEntries: [String] = []) throws {
-        let entries = models.map { #"{"id": "\#($0)"}"# } + extraEntries
-        let text = """
-        {"schemaVersion": 1, "registry": {"baseURL": "\(registry.baseURL.absoluteString)"},
-         "store": {"directory": "\(store.path)", "concurrency": 2, "prune": \(prune)},
-         "device": {"platform": "linux"}, "policies": {"checkCompatibility": false, "retry": {"maxAttempts": 1}},
-         "models": [\(entries.joined(separator: ", "))]}
-        """
-        try Data(text.utf8).write(to: manifestURL)
+    func writeManifest(models: [String], prune: String = TestManifest.defaultPrune, extraEntries: [String] = []) throws {
+        try TestManifest.write(to: manifestURL, baseURL: registry.baseURL, store: store.path, models: models,
+                               extraEntries: extraEntries, prune: prune)
     }
 
-    func run(_ arguments: [String] = ["sync"], environment: [String: String]? = nil) async throws -> RunResult {
+    func run(_ arguments: [String] = ["sync"], environment: [String: String]? = nil) async throws -> ChildResult {
         try await CLIProcess.run(arguments, environment: environment ?? self.environment, in: scratch.url)
     }
 
@@ -49,7 +44,7 @@ final class ScriptedSync: @unchecked Sendable {
     /// no temporary file, the others replaced, nothing pruned, no secret printed.
     @discardableResult
     func expectIsolatedFailure(of failing: String = "beta", arguments: [String] = ["sync"], sourceLocation: SourceLocation = #_sourceLocation,
-                               override: @escaping ScriptedRegistry.Override) async throws -> RunResult {
+                               override: @escaping ScriptedRegistry.Override) async throws -> ChildResult {
         let first = try await run()
         #expect(first.status == 0, "first sync: \(first.all)", sourceLocation: sourceLocation)
         let before = StoreSnapshot.capture(store)
@@ -69,7 +64,7 @@ final class ScriptedSync: @unchecked Sendable {
     /// Installs everything, publishes new versions, overrides, syncs. Expected: the run fails
     /// (exit 1) with an error line, and the store is exactly as before (nothing replaced or pruned).
     @discardableResult
-    func expectRunFailureChangingNothing(sourceLocation: SourceLocation = #_sourceLocation, override: @escaping ScriptedRegistry.Override) async throws -> RunResult {
+    func expectRunFailureChangingNothing(sourceLocation: SourceLocation = #_sourceLocation, override: @escaping ScriptedRegistry.Override) async throws -> ChildResult {
         let first = try await run()
         #expect(first.status == 0, "first sync: \(first.all)", sourceLocation: sourceLocation)
         let before = StoreSnapshot.capture(store)

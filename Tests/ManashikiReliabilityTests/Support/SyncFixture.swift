@@ -1,4 +1,5 @@
 import Foundation
+import ManashikiTestSupport
 import Testing
 import Manashiki
 import ManashikiSync
@@ -34,7 +35,7 @@ final class SyncFixture: @unchecked Sendable {
     var manifestURL: URL { directory.appendingPathComponent("manashiki.json") }
     var environment: [String: String] { ["MANASHIKI_API_KEY": Keys.publishable] }
 
-    init(models: [String] = ["alpha", "beta", "gamma"], store: URL? = nil, prune: String = #"{"mode": "tracked", "maxDeletes": 10}"#,
+    init(models: [String] = ["alpha", "beta", "gamma"], store: URL? = nil, prune: String = TestManifest.defaultPrune,
          policies: String? = nil, extraEntries: [String] = []) throws {
         var catalog = RegistryCatalog()
         catalog.keys = [RegistryKey(secret: Keys.publishable, organization: "demo"), RegistryKey(secret: Keys.legacy, organization: "demo")]
@@ -52,25 +53,17 @@ final class SyncFixture: @unchecked Sendable {
     deinit { registry.stop() }
 
     /// Writes the manifest (the store path is absolute).
-    func writeManifest(models: [String], prune: String = #"{"mode": "tracked", "maxDeletes": 10}"#, policies: String? = nil,
+    func writeManifest(models: [String], prune: String = TestManifest.defaultPrune, policies: String? = nil,
                        extraEntries: [String] = [], baseURL: URL? = nil) throws {
-        let entries = models.map { #"{"id": "\#($0)"}"# } + extraEntries
-        let text = """
-        {"schemaVersion": 1,
-         "registry": {"baseURL": "\((baseURL ?? registry.apiBaseURL).absoluteString)"},
-         "store": {"directory": "\(store.path)", "concurrency": 2, "prune": \(prune)},
-         "device": {"platform": "linux"},
-         "policies": \(policies ?? #"{"checkCompatibility": false, "retry": {"maxAttempts": 1}}"#),
-         "models": [\(entries.joined(separator: ", "))]}
-        """
-        try Data(text.utf8).write(to: manifestURL)
+        try TestManifest.write(to: manifestURL, baseURL: baseURL ?? registry.apiBaseURL, store: store.path, models: models,
+                               extraEntries: extraEntries, prune: prune, policies: policies)
     }
 
-    func run(_ arguments: [String] = ["sync"], environment: [String: String]? = nil, timeout: Double = 60) async throws -> RunResult {
+    func run(_ arguments: [String] = ["sync"], environment: [String: String]? = nil, timeout: Double = 60) async throws -> ChildResult {
         try await CLIProcess.run(arguments, environment: environment ?? self.environment, in: directory, timeout: timeout)
     }
 
-    func start(_ arguments: [String] = ["sync"], environment: [String: String]? = nil) throws -> CLIProcess.Running {
+    func start(_ arguments: [String] = ["sync"], environment: [String: String]? = nil) throws -> RunningChild {
         try CLIProcess.start(arguments, environment: environment ?? self.environment, in: directory)
     }
 

@@ -1,4 +1,5 @@
 import Foundation
+import ManashikiTestSupport
 import Testing
 import ManashikiRegistry
 
@@ -9,7 +10,7 @@ struct SecretLeakTests {
         let fixture = try Fixture(models: ["alpha"], extraModelEntries: [#"{"id": "secret"}"#])
         let keyFile = fixture.directory.appendingPathComponent("key")
         try Data((Fixture.key + "\n").utf8).write(to: keyFile)
-        var outputs: [CLIResult] = []
+        var outputs: [ChildResult] = []
         for mode in [["--verbose"], ["--verbose", "--json"], ["--verbose", "--progress", "always"]] {
             outputs.append(try await fixture.run(["plan"] + mode))
             outputs.append(try await fixture.run(["sync"] + mode))

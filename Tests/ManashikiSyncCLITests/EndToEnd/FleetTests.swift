@@ -1,4 +1,5 @@
 import Foundation
+import ManashikiTestSupport
 import Manashiki
 import Testing
 import ManashikiRegistry
@@ -55,7 +56,7 @@ struct FleetTests {
         let second = try Self.secondMachine(fixture, extra: #""sources": [{"mirror": "\#(nginx.baseURL)"}],"#)
         let before = fixture.registry.storageBytesServed
 
-        let result = try await CLI.run(["sync", "--json"], environment: fixture.environment, in: second)
+        let result = try await CLIProcess.run(["sync", "--json"], environment: fixture.environment, in: second)
         let log = nginx.accessLog
         await nginx.stop()
         #expect(result.status == 0, "\(result.all)")
@@ -92,7 +93,7 @@ struct FleetTests {
         let second = try Self.secondMachine(fixture, extra: #""sources": [{"mirror": "\#(nginx.baseURL)"}],"#)
         let before = fixture.registry.storageBytesServed
 
-        let result = try await CLI.run(["sync", "--json"], environment: fixture.environment, in: second)
+        let result = try await CLIProcess.run(["sync", "--json"], environment: fixture.environment, in: second)
         await nginx.stop()
         #expect(result.status == 0, "\(result.all)")
         #expect(Self.installed(second, "beta") == fixture.registry.artifactBytes(modelId: "beta"))
@@ -117,7 +118,7 @@ struct FleetTests {
         if kind == "down" { await nginx.stop() }
         let second = try Self.secondMachine(fixture, extra: #""sources": [{"mirror": "\#(nginx.baseURL)/bundle"}],"#)
 
-        let result = try await CLI.run(["sync", "--json"], environment: fixture.environment, in: second)
+        let result = try await CLIProcess.run(["sync", "--json"], environment: fixture.environment, in: second)
         #expect(result.status == 0, "\(result.all)")
         for id in ["alpha", "beta"] { #expect(Self.installed(second, id) == fixture.registry.artifactBytes(modelId: id)) }
         #expect(Self.models(result.summary()).values.allSatisfy { $0["source"] as? String == "registry" })
@@ -136,7 +137,7 @@ struct FleetTests {
         fixture.registry.stop()
         let second = try Self.secondMachine(fixture, models: ["alpha", "beta"])
 
-        let result = try await CLI.run(["sync", "--offline", "--from", bundle.path, "--json"], environment: [:], in: second)
+        let result = try await CLIProcess.run(["sync", "--offline", "--from", bundle.path, "--json"], environment: [:], in: second)
         #expect(result.status == 0, "\(result.all)")
         for id in ["alpha", "beta"] { #expect(Self.installed(second, id) == expected[id]!) }
         let summary = result.summary()
@@ -145,7 +146,7 @@ struct FleetTests {
 
         // A model no bundle holds is reported on its own line; the others are in sync: exit 3.
         let third = try Self.secondMachine(fixture, "third", models: ["alpha", "gamma"])
-        let partial = try await CLI.run(["sync", "--offline", "--from", bundle.path], environment: [:], in: third)
+        let partial = try await CLIProcess.run(["sync", "--offline", "--from", bundle.path], environment: [:], in: third)
         #expect(partial.status == 3, "\(partial.all)")
         #expect(Self.installed(third, "alpha") == expected["alpha"]!)
         #expect(partial.stderr.contains("gamma: offline, no bundle holds an artifact of gamma"))
@@ -169,7 +170,7 @@ struct FleetTests {
         try FileManager.default.copyItem(at: fixture.directory.appendingPathComponent("manashiki.lock.json"),
                                          to: build.appendingPathComponent("manashiki.lock.json"))
         let bundle = fixture.directory.appendingPathComponent("image-bundle").path
-        let result = try await CLI.run(["sync", "--locked", "--from", bundle, "--json"], environment: fixture.environment, in: build)
+        let result = try await CLIProcess.run(["sync", "--locked", "--from", bundle, "--json"], environment: fixture.environment, in: build)
         #expect(result.status == 0, "\(result.all)")
         #expect(Self.installed(build, "beta") == original)
         #expect(Self.models(result.summary())["beta"]?["version"] as? String == "2.1.0")
@@ -178,7 +179,7 @@ struct FleetTests {
         let bare = try Self.secondMachine(fixture, "bare")
         try FileManager.default.copyItem(at: fixture.directory.appendingPathComponent("manashiki.lock.json"),
                                          to: bare.appendingPathComponent("manashiki.lock.json"))
-        let refused = try await CLI.run(["sync", "--locked"], environment: fixture.environment, in: bare)
+        let refused = try await CLIProcess.run(["sync", "--locked"], environment: fixture.environment, in: bare)
         #expect(refused.status == 3, "\(refused.all)")
         #expect(refused.stderr.contains("registry no longer serves the locked artifact"))
         #expect(Self.installed(bare, "beta") == nil)
@@ -190,7 +191,7 @@ struct FleetTests {
         let rebuild = try Self.secondMachine(fixture, "rebuild")
         try FileManager.default.copyItem(at: fixture.directory.appendingPathComponent("manashiki.lock.json"),
                                          to: rebuild.appendingPathComponent("manashiki.lock.json"))
-        let offline = try await CLI.run(["sync", "--locked", "--offline", "--from", bundle], environment: [:], in: rebuild)
+        let offline = try await CLIProcess.run(["sync", "--locked", "--offline", "--from", bundle], environment: [:], in: rebuild)
         #expect(offline.status == 0, "\(offline.all)")
         #expect(Self.installed(rebuild, "beta") == original)
         #expect(Self.installed(rebuild, "alpha") == alpha)
@@ -217,7 +218,7 @@ struct FleetTests {
         try Data(repeating: 7, count: 128 << 10).write(to: bundle.blob(betaSHA))     // name and content disagree
         fixture.registry.stop()
         let second = try Self.secondMachine(fixture)
-        let result = try await CLI.run(["sync", "--offline", "--from", bundle.directory.path], environment: [:], in: second)
+        let result = try await CLIProcess.run(["sync", "--offline", "--from", bundle.directory.path], environment: [:], in: second)
         #expect(result.status == 1, "\(result.all)")
         #expect(result.stderr.contains("alpha:") && result.stderr.contains("no blobs/sha256/\(alphaSHA)"))
         #expect(result.stderr.contains("beta:") && result.stderr.contains("its blob has sha256"))
@@ -225,7 +226,7 @@ struct FleetTests {
         #expect(Self.installed(second, "beta") == nil)
 
         try Data(#"{"formatVersion": 99, "models": []}"#.utf8).write(to: bundle.indexFile)
-        let future = try await CLI.run(["sync", "--offline", "--from", bundle.directory.path], environment: [:], in: second)
+        let future = try await CLIProcess.run(["sync", "--offline", "--from", bundle.directory.path], environment: [:], in: second)
         #expect(future.status == 1, "\(future.all)")
         #expect(future.stderr.contains("\(bundle.indexFile.path): formatVersion: bundle index format 99 is newer"))
     }
@@ -240,7 +241,7 @@ struct FleetTests {
     func badSources(extra: String, expected: String) async throws {
         let fixture = try Fixture()
         let dir = try Self.secondMachine(fixture, extra: extra)
-        let result = try await CLI.run(["sync"], environment: fixture.environment, in: dir)
+        let result = try await CLIProcess.run(["sync"], environment: fixture.environment, in: dir)
         #expect(result.status == 2)
         #expect(result.stderr.contains(expected), "\(result.stderr)")
         #expect(!result.all.contains("hunter2secret"))
@@ -261,7 +262,7 @@ struct FleetTests {
         let (fixture, bundle) = try await Self.exported(models: ["alpha"])
         let second = try Self.secondMachine(fixture, extra: #""sources": [{"bundle": "\#(bundle.path)"}], "fallback": "none","#)
         let before = fixture.registry.storageBytesServed
-        let result = try await CLI.run(["sync"], environment: fixture.environment, in: second)
+        let result = try await CLIProcess.run(["sync"], environment: fixture.environment, in: second)
         #expect(result.status == 3, "\(result.all)")
         #expect(Self.installed(second, "alpha") == fixture.registry.artifactBytes(modelId: "alpha"))
         #expect(result.stderr.contains("beta:") && result.stderr.contains("\"fallback\": \"none\""))
@@ -279,21 +280,21 @@ struct FleetTests {
         let bundle = fixture.directory.appendingPathComponent("bundle").path
 
         let unmarked = try Self.secondMachine(fixture, "unmarked", models: ["alpha", "secret"], extra: #""sources": [{"bundle": "\#(bundle)"}],"#)
-        let refused = try await CLI.run(["sync"], environment: fixture.environment, in: unmarked)
+        let refused = try await CLIProcess.run(["sync"], environment: fixture.environment, in: unmarked)
         #expect(refused.status == 3, "\(refused.all)")
         #expect(Self.installed(unmarked, "secret") == nil)
         #expect(refused.stderr.contains("secret:"))
 
         let marked = try Self.secondMachine(fixture, "marked", models: ["alpha", "secret"], extra: #""sources": [{"bundle": "\#(bundle)", "private": true}],"#)
         let before = fixture.registry.storageBytesServed
-        let online = try await CLI.run(["sync"], environment: fixture.environment, in: marked)
+        let online = try await CLIProcess.run(["sync"], environment: fixture.environment, in: marked)
         #expect(online.status == 0, "\(online.all)")
         #expect(Self.installed(marked, "secret") == fixture.registry.artifactBytes(modelId: "secret"))
         #expect(fixture.registry.storageBytesServed == before)
 
         fixture.registry.stop()
         let offlineDir = try Self.secondMachine(fixture, "offline", models: ["secret"], extra: #""sources": [{"bundle": "\#(bundle)", "private": true}],"#)
-        let offline = try await CLI.run(["sync", "--offline"], environment: [:], in: offlineDir)
+        let offline = try await CLIProcess.run(["sync", "--offline"], environment: [:], in: offlineDir)
         #expect(offline.status == 0, "\(offline.all)")
         #expect(Self.installed(offlineDir, "secret") != nil)
     }
@@ -303,14 +304,14 @@ struct FleetTests {
         let (fixture, bundle) = try await Self.exported()
         fixture.registry.stop()
         let second = try Self.secondMachine(fixture)
-        let result = try await CLI.run(["plan", "--offline", "--from", bundle.path, "--json"], environment: [:], in: second)
+        let result = try await CLIProcess.run(["plan", "--offline", "--from", bundle.path, "--json"], environment: [:], in: second)
         #expect(result.status == 10, "\(result.all)")
         let plan = try #require(result.jsonLines().first { $0["type"] as? String == "plan" })
         let items = try #require(plan["items"] as? [[String: Any]])
         #expect(items.count == 2)
         #expect(items.allSatisfy { $0["action"] as? String == "download" && $0["source"] as? String == "bundle \(bundle.path)" })
         #expect(Self.installed(second, "alpha") == nil)
-        let text = try await CLI.run(["plan", "--offline", "--from", bundle.path, "--progress", "never"], environment: ["COLUMNS": "400"], in: second)
+        let text = try await CLIProcess.run(["plan", "--offline", "--from", bundle.path, "--progress", "never"], environment: ["COLUMNS": "400"], in: second)
         #expect(text.status == 10)
         #expect(text.stdout.contains("install 1.0.0 (from bundle \(bundle.path))"), "\(text.stdout)")
     }

@@ -1,4 +1,5 @@
 import Foundation
+import ManashikiTestSupport
 import Testing
 
 /// The files in `examples/` checked by the tools that will read them: systemd-analyze,
@@ -28,7 +29,7 @@ struct ExampleFilesTests {
         guard let command = arguments.first else { return false }
         let dir = try scratch()
         defer { try? FileManager.default.removeItem(at: dir) }
-        let result = try await CLI.run(arguments + ["--help"], in: dir)
+        let result = try await CLIProcess.run(arguments + ["--help"], in: dir)
         return result.status == 0 && result.stdout.hasPrefix("manashiki-sync \(command) —")
     }
 
@@ -39,7 +40,7 @@ struct ExampleFilesTests {
     static func systemdUnits(in dir: URL, edit: (String) -> String = { $0 }) throws -> [URL] {
         var urls: [URL] = []
         for name in ["manashiki-sync.service", "manashiki-sync.timer"] {
-            let text = try read("systemd/\(name)").replacingOccurrences(of: installPath, with: CLI.binary.path)
+            let text = try read("systemd/\(name)").replacingOccurrences(of: installPath, with: CLIProcess.binary.path)
             let url = dir.appendingPathComponent(name)
             try Data(edit(text).utf8).write(to: url)
             urls.append(url)
@@ -66,7 +67,7 @@ struct ExampleFilesTests {
             ("a misspelled key", { $0.replacingOccurrences(of: "SuccessExitStatus=", with: "SucessExitStatus=") }),
             ("an invalid service type", { $0.replacingOccurrences(of: "Type=oneshot", with: "Type=oneshoot") }),
             ("an invalid timer value", { $0.replacingOccurrences(of: "OnUnitActiveSec=6h", with: "OnUnitActiveSec=6 hourz") }),
-            ("a program that does not exist", { $0.replacingOccurrences(of: CLI.binary.path, with: "/nonexistent/manashiki-sync") }),
+            ("a program that does not exist", { $0.replacingOccurrences(of: CLIProcess.binary.path, with: "/nonexistent/manashiki-sync") }),
         ]
         for (what, edit) in breakages {
             let broken = dir.appendingPathComponent("broken-\(UUID().uuidString.prefix(4))")
@@ -175,7 +176,7 @@ struct ExampleFilesTests {
         let dir = try Self.scratch()
         defer { try? FileManager.default.removeItem(at: dir) }
         // The agent reads it offline (`status` needs no key); --store keeps it out of /var/lib.
-        let agent = try await CLI.run(["status", "--manifest", url.path, "--store", dir.appendingPathComponent("store").path, "--json"], in: dir)
+        let agent = try await CLIProcess.run(["status", "--manifest", url.path, "--store", dir.appendingPathComponent("store").path, "--json"], in: dir)
         #expect(agent.status == 0, "\(agent.all)")
 
         let text = try String(contentsOf: url, encoding: .utf8)
@@ -189,7 +190,7 @@ struct ExampleFilesTests {
             let copy = dir.appendingPathComponent(name)
             try Data(bad.utf8).write(to: copy)
             #expect(!(try await Self.checkSchema([copy])).succeeded, "check-jsonschema accepted \(what) in \(name)")
-            let refused = try await CLI.run(["status", "--manifest", copy.path, "--store", dir.appendingPathComponent("store").path], in: dir)
+            let refused = try await CLIProcess.run(["status", "--manifest", copy.path, "--store", dir.appendingPathComponent("store").path], in: dir)
             #expect(refused.status == 2, "the agent accepted \(what) in \(name)")
         }
     }

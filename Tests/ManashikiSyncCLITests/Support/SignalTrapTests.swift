@@ -10,7 +10,7 @@ import Glibc
 struct SignalTrapTests {
     /// Starts a sync whose `beta` download drips slowly and sends `signal` once it is under way
     /// (a progress line for beta that is not its last).
-    static func interruptSlowSync(_ fixture: Fixture, with signal: Int32) async throws -> CLIResult {
+    static func interruptSlowSync(_ fixture: Fixture, with signal: Int32) async throws -> ChildResult {
         // 128 KiB at 1 KiB per 250 ms: half a minute, so the download is still in flight when the
         // signal goes out (the test itself ends at the signal).
         fixture.registry.setFault(.slowDrip(chunkBytes: 1024, intervalMilliseconds: 250), modelId: "beta", endpoint: .storage)

@@ -1,38 +1,14 @@
 import Foundation
 import Manashiki
 import ManashikiRegistry
+import ManashikiTestSupport
 import Testing
 @testable import ManashikiSync
-#if canImport(Glibc)
-import Glibc
-#elseif canImport(Darwin)
-import Darwin
-#endif
 
 /// A mirror that accepts the connection and then says nothing: the transfer fails over to the
 /// registry after the mirror idle timeout, instead of hanging the run.
 @Suite("Mirror that stalls")
 struct MirrorStallTests {
-    /// A loopback socket that listens (the kernel completes connections) but never answers.
-    final class SilentListener {
-        let fd: Int32
-        let port: Int
-        init() throws {
-            let fd = socket(AF_INET, POSIXSocket.streamType, 0)
-            var address = sockaddr_in()
-            address.sin_family = sa_family_t(AF_INET)
-            address.sin_addr.s_addr = inet_addr("127.0.0.1")
-            var length = socklen_t(MemoryLayout<sockaddr_in>.size)
-            let ok = withUnsafeMutablePointer(to: &address) { p in
-                p.withMemoryRebound(to: sockaddr.self, capacity: 1) { bind(fd, $0, length) == 0 && listen(fd, 16) == 0 && getsockname(fd, $0, &length) == 0 }
-            }
-            guard ok else { close(fd); throw NSError(domain: "SilentListener", code: Int(errno)) }
-            self.fd = fd
-            port = Int(UInt16(bigEndian: address.sin_port))
-        }
-        deinit { close(fd) }
-    }
-
     @Test("a silent mirror is abandoned after the mirror idle timeout and the model comes from the registry")
     func stallFallsThrough() async throws {
         let key = "mk_pub_acme_AbCdEfGhIjKlMnOpQrSt01"
@@ -41,7 +17,9 @@ struct MirrorStallTests {
         catalog.add(model: RegistryModel(modelId: "tiny", version: "1.0.0", artifact: .generated(size: 20_000, seed: 5), platforms: ["linux"]))
         let registry = try DevelopmentRegistry.start(catalog: catalog)
         defer { registry.stop() }
-        let silent = try SilentListener()
+        // Accepts the connection, reads the request, then says nothing until the peer hangs up.
+        let silent = try ScriptedOrigin { _ in [.silence(seconds: 60)] }
+        defer { silent.stop() }
         let store = TestStore()
         var manifest = Manifest(registry: RegistrySettings(baseURL: registry.apiBaseURL), store: StoreSettings(directory: store.url.path),
                                 policies: SyncPolicies(checkCompatibility: false), models: [ModelSpec(id: "tiny")])
@@ -51,6 +29,7 @@ struct MirrorStallTests {
 
         let report = try await Reconciler(manifest: manifest, apiKey: key, options: options).run()
         #expect(report.outcome == .changed, "\(report.summary)")
+        #expect(!silent.requests.isEmpty, "the mirror was never asked")
         #expect(report["tiny"]?.source == "registry")
         #expect(report.bytesBySource == ["registry": 20_000])
         #expect(try Data(contentsOf: store.file("tiny")) == registry.artifactBytes(modelId: "tiny"))

@@ -1,5 +1,5 @@
 import Foundation
-import ManashikiProcess
+import ManashikiTestSupport
 import Testing
 @testable import Manashiki
 import ManashikiCore
@@ -50,14 +50,7 @@ struct SHA256HasherTests {
                 offset += n
             }
         }
-        let p = ChildProcess()
-        p.executableURL = URL(fileURLWithPath: "/usr/bin/sha256sum")
-        p.arguments = [file.path]
-        let out = Pipe()
-        p.standardOutput = out
-        try p.run()
-        let text = String(decoding: out.fileHandleForReading.readDataToEndOfFile(), as: UTF8.self)
-        p.waitUntilExit()
+        let text = RunningChild.run(URL(fileURLWithPath: "/usr/bin/sha256sum"), [file.path]).stdout
         #expect(text.split(separator: " ").first.map(String.init) == h.finalize().hex)
     }
 

@@ -3,6 +3,7 @@ import Testing
 @testable import Manashiki
 import ManashikiRegistry
 import ManashikiCore
+import ManashikiTestSupport
 
 #if os(Linux)
 /// A consumer that records what it gets, optionally slowly, optionally throwing.
@@ -84,9 +85,10 @@ struct CurlTransportTests {
     @Test("an interim head (100 Continue) is replaced by the final one, never delivered")
     func interimHead() async throws {
         let body = "hello"
-        let server = try OneShotServer(answer: Data("HTTP/1.1 100 Continue\r\n\r\nHTTP/1.1 200 OK\r\nContent-Length: \(body.utf8.count)\r\nX-Real: yes\r\n\r\n\(body)".utf8))
+        let server = try ScriptedOrigin(answering: Data("HTTP/1.1 100 Continue\r\n\r\nHTTP/1.1 200 OK\r\nContent-Length: \(body.utf8.count)\r\nX-Real: yes\r\n\r\n\(body)".utf8))
+        defer { server.stop() }
         let consumer = RecordingConsumer()
-        try await CurlTransport().stream(HTTPRequest(url: server.url), to: consumer)
+        try await CurlTransport().stream(HTTPRequest(url: server.url("/blob")), to: consumer)
         #expect(consumer.heads.count == 1)
         #expect(consumer.heads.first?.status == 200)
         #expect(consumer.heads.first?.headers["X-Real"] == "yes")
@@ -96,9 +98,10 @@ struct CurlTransportTests {
 
     @Test("header values carry no CR or LF")
     func headerValues() async throws {
-        let server = try OneShotServer(answer: Data("HTTP/1.1 404 Not Found\r\nContent-Length: 0\r\nRetry-After: 7\r\n\r\n".utf8))
+        let server = try ScriptedOrigin(answering: Data("HTTP/1.1 404 Not Found\r\nContent-Length: 0\r\nRetry-After: 7\r\n\r\n".utf8))
+        defer { server.stop() }
         let consumer = RecordingConsumer()
-        try await CurlTransport().stream(HTTPRequest(url: server.url), to: consumer)
+        try await CurlTransport().stream(HTTPRequest(url: server.url("/blob")), to: consumer)
         #expect(consumer.heads.first?.status == 404)
         #expect(consumer.heads.first?.headers["Retry-After"] == "7")
     }

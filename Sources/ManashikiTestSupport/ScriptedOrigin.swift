@@ -6,41 +6,27 @@ import Glibc
 import Darwin
 #endif
 
-/// One request a `ScriptedOrigin` received: the request line and every header, as sent.
-struct ScriptedRequest: Sendable {
-    var method: String
-    /// The request target (path and query).
-    var target: String
-    /// Header lines in order (name as sent, value trimmed).
-    var headers: [(String, String)]
-    var path: String { String(target.split(separator: "?", maxSplits: 1).first ?? "") }
-    func header(_ name: String) -> String? { headers.first { $0.0.lowercased() == name.lowercased() }?.1 }
-    func hasHeader(_ name: String) -> Bool { header(name) != nil }
-}
-
-/// What a `ScriptedOrigin` does on a connection, step by step; the connection is closed after
-/// the last step.
-enum ScriptStep: Sendable {
-    /// Sends these exact bytes.
-    case send(Data)
-    /// Waits (bounded by the origin's stop).
-    case pause(milliseconds: Int)
-    /// Sends `chunk` over and over until the peer hangs up or `limit` bytes went out.
-    case endless(chunk: Data, limit: Int)
-    /// Sends nothing more until the peer hangs up (or `seconds` pass).
-    case silence(seconds: Int)
-}
-
-/// A tiny raw-socket HTTP/1.1 server on 127.0.0.1 that answers each request with exactly the
-/// bytes a test scripts, one request per connection, and records every request's headers.
-/// It produces what the development registry cannot: invalid JSON, repeated or negative
-/// `Content-Length`, endless bodies… and is also the "second origin" that proves which
+/// The test targets' one raw loopback server: a tiny raw-socket HTTP/1.1 server on 127.0.0.1
+/// that answers each request with exactly the bytes a test scripts, one request per connection,
+/// and records every request's headers. It produces what the development registry cannot:
+/// invalid JSON, repeated or negative `Content-Length`, interim `1xx` heads, endless bodies, a
+/// peer that accepts and then says nothing… and is also the "second origin" that proves which
 /// headers reach a storage host or a redirect target.
-final class ScriptedOrigin: @unchecked Sendable {
-    typealias Handler = @Sendable (ScriptedRequest) -> [ScriptStep]
+///
+/// ```swift
+/// let origin = try ScriptedOrigin(answering: ScriptedOrigin.response(404, reason: "Not Found", body: Data()))
+/// let silent = try ScriptedOrigin { _ in [.silence(seconds: 30)] }
+/// ```
+///
+/// It stops (closing the listening socket) on `stop()` or when the last reference goes; a
+/// connection being served keeps it alive until that connection ends.
+package final class ScriptedOrigin: @unchecked Sendable {
+    /// The script: the steps for one request.
+    package typealias Handler = @Sendable (ScriptedRequest) -> [ScriptStep]
 
     private let listenFD: Int32
-    let port: UInt16
+    /// The port it listens on.
+    package let port: UInt16
     private let lock = NSLock()
     private var handler: Handler
     private var recorded: [ScriptedRequest] = []
@@ -49,10 +35,12 @@ final class ScriptedOrigin: @unchecked Sendable {
     private var endlessSent = 0
 
     /// `http://127.0.0.1:<port>`.
-    var baseURL: URL { URL(string: "http://127.0.0.1:\(port)")! }
-    func url(_ path: String) -> URL { URL(string: "http://127.0.0.1:\(port)\(path)")! }
+    package var baseURL: URL { URL(string: "http://127.0.0.1:\(port)")! }
+    /// `http://127.0.0.1:<port><path>`.
+    package func url(_ path: String) -> URL { URL(string: "http://127.0.0.1:\(port)\(path)")! }
 
-    init(_ handler: @escaping Handler) throws {
+    /// Listens on a free loopback port and answers every request with `handler`'s steps.
+    package init(_ handler: @escaping Handler) throws {
         self.handler = handler
         let fd = socket(AF_INET, POSIXSocket.streamType, 0)
         guard fd >= 0 else { throw POSIXError(.EIO) }
@@ -69,20 +57,29 @@ final class ScriptedOrigin: @unchecked Sendable {
         _ = withUnsafeMutablePointer(to: &actual) { $0.withMemoryRebound(to: sockaddr.self, capacity: 1) { getsockname(fd, $0, &len) } }
         listenFD = fd
         port = UInt16(bigEndian: actual.sin_port)
-        let thread = Thread { [self] in acceptLoop() }
+        // The accept loop holds the origin only while handing a connection over, so the origin
+        // goes away (and stops) with its last reference.
+        let thread = Thread { [weak self, fd] in ScriptedOrigin.acceptLoop(fd) { self } }
         thread.start()
+    }
+
+    /// Answers every request with exactly `answer` (then closes the connection).
+    package convenience init(answering answer: Data) throws {
+        try self.init { _ in [.send(answer)] }
     }
 
     deinit { stop() }
 
     /// Replaces the script.
-    func setHandler(_ handler: @escaping Handler) { lock.lock(); self.handler = handler; lock.unlock() }
+    package func setHandler(_ handler: @escaping Handler) { lock.lock(); self.handler = handler; lock.unlock() }
 
     /// Every request received so far.
-    var requests: [ScriptedRequest] { lock.lock(); defer { lock.unlock() }; return recorded }
-    var bytesSentByEndlessSteps: Int { lock.lock(); defer { lock.unlock() }; return endlessSent }
+    package var requests: [ScriptedRequest] { lock.lock(); defer { lock.unlock() }; return recorded }
+    /// Bytes sent by `.endless` steps so far, in all.
+    package var bytesSentByEndlessSteps: Int { lock.lock(); defer { lock.unlock() }; return endlessSent }
 
-    func stop() {
+    /// Stops listening; steps under way end at their next check.
+    package func stop() {
         lock.lock()
         let wasStopped = stopped
         stopped = true
@@ -95,14 +92,15 @@ final class ScriptedOrigin: @unchecked Sendable {
 
     private var isStopped: Bool { lock.lock(); defer { lock.unlock() }; return stopped }
 
-    private func acceptLoop() {
-        while !isStopped {
+    private static func acceptLoop(_ listenFD: Int32, _ origin: () -> ScriptedOrigin?) {
+        while true {
             let client = accept(listenFD, nil, nil)
             if client < 0 {
                 if errno == EINTR { continue }
                 return
             }
-            Thread { [self] in serve(client) }.start()
+            guard let origin = origin(), !origin.isStopped else { close(client); return }
+            Thread { origin.serve(client) }.start()
         }
     }
 
@@ -171,7 +169,7 @@ final class ScriptedOrigin: @unchecked Sendable {
 
     /// A complete response: status line, the given header lines (exact), `Connection: close`
     /// and the body. A `Content-Length` is added only when `contentLength` is true.
-    static func response(_ status: Int, reason: String = "OK", headers: [String] = [], body: Data, contentLength: Bool = true) -> Data {
+    package static func response(_ status: Int, reason: String = "OK", headers: [String] = [], body: Data, contentLength: Bool = true) -> Data {
         var head = "HTTP/1.1 \(status) \(reason)\r\n"
         for h in headers { head += h + "\r\n" }
         if contentLength { head += "Content-Length: \(body.count)\r\n" }
@@ -179,7 +177,8 @@ final class ScriptedOrigin: @unchecked Sendable {
         return Data(head.utf8) + body
     }
 
-    static func json(_ text: String, status: Int = 200, headers: [String] = []) -> [ScriptStep] {
+    /// A JSON answer (`Content-Type: application/json`).
+    package static func json(_ text: String, status: Int = 200, headers: [String] = []) -> [ScriptStep] {
         [.send(response(status, headers: ["Content-Type: application/json"] + headers, body: Data(text.utf8)))]
     }
 }

@@ -1,0 +1,73 @@
+import Foundation
+import ManashikiTestSupport
+import Manashiki
+import Testing
+import ManashikiRegistry
+import ManashikiSync
+#if canImport(Glibc)
+import Glibc
+#elseif canImport(Darwin)
+import Darwin
+#endif
+
+/// A development registry with three small models and a scratch directory with a manifest.
+final class Fixture: @unchecked Sendable {
+    /// A publishable key the registry accepts (tests check it never appears in any output).
+    static let key = "mk_pub_demo_Kq7SecretKeyZ0123456789abcd"
+    /// A legacy key (can mint sessions).
+    static let legacyKey = "sk_live_Kq7LegacyKeyZ0123456789"
+
+    let registry: DevelopmentRegistry
+    let directory: URL
+    var store: URL { directory.appendingPathComponent("models") }
+    var manifestURL: URL { directory.appendingPathComponent("manashiki.json") }
+    var environment: [String: String] { ["MANASHIKI_API_KEY": Fixture.key] }
+
+    init(models: [String] = ["alpha", "beta"], extraModelEntries: [String] = [], policies: String? = nil) throws {
+        var catalog = RegistryCatalog()
+        catalog.keys = [RegistryKey(secret: Fixture.key), RegistryKey(secret: Fixture.legacyKey, organization: "demo")]
+        catalog.add(model: RegistryModel(modelId: "alpha", version: "1.0.0", artifact: .generated(size: 64 << 10, seed: 101), platforms: ["linux"]))
+        catalog.add(model: RegistryModel(modelId: "beta", version: "2.1.0", artifact: .generated(size: 128 << 10, seed: 102), platforms: ["linux"]))
+        catalog.add(model: RegistryModel(modelId: "secret", version: "1.0.0", artifact: .generated(size: 32 << 10, seed: 103),
+                                         platforms: ["linux"], visibility: "private", organization: "demo"))
+        registry = try DevelopmentRegistry.start(catalog: catalog)
+        directory = FileManager.default.temporaryDirectory.appendingPathComponent("manashiki-cli-\(UUID().uuidString.prefix(8))")
+        try FileManager.default.createDirectory(at: directory, withIntermediateDirectories: true)
+        try writeManifest(models: models, extraModelEntries: extraModelEntries, policies: policies)
+    }
+
+    deinit {
+        registry.stop()
+        try? FileManager.default.removeItem(at: directory)
+    }
+
+    /// Writes `manashiki.json` for `models` (ids) plus raw JSON entries.
+    func writeManifest(models: [String], extraModelEntries: [String] = [], policies: String? = nil, prune: String = TestManifest.defaultPrune) throws {
+        try TestManifest.write(to: manifestURL, baseURL: registry.apiBaseURL, store: "models", models: models,
+                               extraEntries: extraModelEntries, prune: prune, policies: policies)
+    }
+
+    /// Runs the binary in the fixture's directory with the key in the environment (unless overridden).
+    func run(_ arguments: [String], environment: [String: String]? = nil) async throws -> ChildResult {
+        try await CLIProcess.run(arguments, environment: environment ?? self.environment, in: directory)
+    }
+
+    /// Starts the binary without waiting.
+    func start(_ arguments: [String], environment: [String: String]? = nil) throws -> RunningChild {
+        try CLIProcess.start(arguments, environment: environment ?? self.environment, in: directory)
+    }
+
+    /// The installed bytes of `id`.
+    func installed(_ id: String) -> Data? { FileManager.default.contents(atPath: store.appendingPathComponent("\(id).bin").path) }
+
+    /// Whether `id` is installed with the registry's exact bytes.
+    func isInstalledIntact(_ id: String) -> Bool {
+        guard let bytes = installed(id) else { return false }
+        return bytes == registry.artifactBytes(modelId: id)
+    }
+}
+
+/// Whether `text` contains control characters other than newline (ESC, CR, BEL…).
+func hasControlCharacters(_ text: String) -> Bool {
+    text.unicodeScalars.contains { ($0.value < 0x20 && $0.value != 0x0A) || (0x7F...0x9F).contains($0.value) }
+}
