@@ -1,4 +1,5 @@
 import Foundation
+import ManashikiProcess
 import ManashikiTestSupport
 #if canImport(Glibc)
 import Glibc
@@ -12,7 +13,7 @@ import Darwin
 enum HostCapabilities {
     /// Whether `mount -t tmpfs` works here (root with CAP_SYS_ADMIN, not blocked by a sandbox).
     static let canMountTmpfs: Bool = {
-        guard geteuid() == 0, FileManager.default.isExecutableFile(atPath: "/bin/mount") || FileManager.default.isExecutableFile(atPath: "/usr/bin/mount") else { return false }
+        guard geteuid() == 0, tool("mount") != nil else { return false }
         let dir = FileManager.default.temporaryDirectory.appendingPathComponent("manashiki-mount-probe-\(getpid())")
         try? FileManager.default.createDirectory(at: dir, withIntermediateDirectories: true)
         defer { try? FileManager.default.removeItem(at: dir) }
@@ -23,11 +24,14 @@ enum HostCapabilities {
     /// Why mounting is unavailable.
     static let mountSkipReason = "mounting a tmpfs is not permitted here (needs root with CAP_SYS_ADMIN outside a restrictive sandbox)"
 
-    static var mountPath: String { FileManager.default.isExecutableFile(atPath: "/bin/mount") ? "/bin/mount" : "/usr/bin/mount" }
-    static var umountPath: String { FileManager.default.isExecutableFile(atPath: "/bin/umount") ? "/bin/umount" : "/usr/bin/umount" }
+    /// The system tool `name` in /bin or /usr/bin, if installed.
+    static func tool(_ name: String) -> String? { ChildProcess.executable(named: name, path: "/usr/bin:/bin")?.path }
+
+    static var mountPath: String { tool("mount") ?? "/usr/bin/mount" }
+    static var umountPath: String { tool("umount") ?? "/usr/bin/umount" }
 
     /// The strace binary, if installed.
-    static let strace: String? = ["/usr/bin/strace", "/bin/strace"].first { FileManager.default.isExecutableFile(atPath: $0) }
+    static let strace: String? = tool("strace")
 
     /// Whether strace can trace a child here (ptrace may be denied in containers).
     static let canStrace: Bool = {
@@ -43,7 +47,7 @@ enum HostCapabilities {
     /// bypasses file permissions, so those need an unprivileged process.
     static let setpriv: String? = {
         guard geteuid() == 0 else { return nil }
-        guard let path = ["/usr/bin/setpriv", "/bin/setpriv"].first(where: { FileManager.default.isExecutableFile(atPath: $0) }) else { return nil }
+        guard let path = tool("setpriv") else { return nil }
         let ok = RunningChild.run(URL(fileURLWithPath: path), ["--reuid=65534", "--regid=65534", "--clear-groups", "/bin/true"]).status == 0
         return ok ? path : nil
     }()

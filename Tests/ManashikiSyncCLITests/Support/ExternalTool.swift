@@ -1,4 +1,5 @@
 import Foundation
+import ManashikiProcess
 import ManashikiTestSupport
 import Testing
 
@@ -20,7 +21,7 @@ enum ExternalTool {
 
     /// The full path of `name`, or nil when it is not installed.
     static func find(_ name: String) -> String? {
-        searchPath.map { "\($0)/\(name)" }.first { FileManager.default.isExecutableFile(atPath: $0) }
+        ChildProcess.executable(named: name, path: searchPath.joined(separator: ":"))?.path
     }
 
     /// Runs `name` with `arguments` (stdin from `input`, else /dev/null), stdout and stderr
