@@ -19,9 +19,10 @@ enum {
     MK_CURLOPT_HEADERFUNCTION = 20079, MK_CURLOPT_BUFFERSIZE = 98, MK_CURLOPT_NOSIGNAL = 99,
     MK_CURLOPT_POSTFIELDSIZE_LARGE = 30120, MK_CURLOPT_PROTOCOLS = 181, MK_CURLOPT_TCP_KEEPALIVE = 213,
     MK_CURLOPT_XFERINFODATA = 10057, MK_CURLOPT_XFERINFOFUNCTION = 20219, MK_CURLOPT_PROTOCOLS_STR = 10318,
-    MK_CURLOPT_SUPPRESS_CONNECT_HEADERS = 265,
+    MK_CURLOPT_SUPPRESS_CONNECT_HEADERS = 265, MK_CURLOPT_PROXY = 10004, MK_CURLOPT_NOPROXY = 10177,
     MK_CURLOPT_CAINFO = 10065, MK_CURLOPT_CAPATH = 10097, MK_CURLOPT_CERTINFO = 172,
 };
+enum { MK_CURLINFO_HTTP_CONNECTCODE = 0x200000 + 22 };
 enum { MK_CURLINFO_CERTINFO = 0x400000 + 34, MK_CURLE_PEER_FAILED_VERIFICATION = 60 };
 struct mk_slist { char *data; struct mk_slist *next; };
 struct mk_certinfo { int num_of_certs; struct mk_slist **certinfo; };
@@ -176,6 +177,11 @@ int mk_curl_perform(const mk_curl_request *r, mk_curl_header_cb on_header, mk_cu
     api.easy_setopt(h, MK_CURLOPT_TCP_KEEPALIVE, 1L);
     // Behind an HTTPS proxy, never pass the proxy's CONNECT answer off as the server's.
     api.easy_setopt(h, MK_CURLOPT_SUPPRESS_CONNECT_HEADERS, 1L);
+    // The proxy is decided by the caller (ProxyEnvironment.swift): "" disables libcurl's own
+    // reading of the environment, and an empty no-proxy list keeps it from applying no_proxy
+    // a second time (CURLOPT_PROXY(3), CURLOPT_NOPROXY(3)).
+    api.easy_setopt(h, MK_CURLOPT_PROXY, r->proxy ? r->proxy : "");
+    api.easy_setopt(h, MK_CURLOPT_NOPROXY, "");
     api.easy_setopt(h, MK_CURLOPT_BUFFERSIZE, 512L * 1024L);
     api.easy_setopt(h, MK_CURLOPT_CONNECTTIMEOUT, r->connect_timeout_seconds);
     if (r->idle_timeout_seconds > 0) {
@@ -205,6 +211,10 @@ int mk_curl_perform(const mk_curl_request *r, mk_curl_header_cb on_header, mk_cu
     int code = api.easy_perform(h);
     if (code == MK_CURLE_PEER_FAILED_VERIFICATION) read_peer_names(h, r->tls);
     if (code != 0 && error[0] == 0) snprintf(error, 256, "%s", api.easy_strerror(code));
+    if (r->proxy_connect_status) {
+        long status = 0;
+        *r->proxy_connect_status = api.easy_getinfo(h, MK_CURLINFO_HTTP_CONNECTCODE, &status) == 0 ? status : 0;
+    }
     api.easy_setopt(h, MK_CURLOPT_HTTPHEADER, (struct curl_slist *)NULL);
     api.easy_setopt(h, MK_CURLOPT_ERRORBUFFER, (char *)NULL);
     api.slist_free_all(headers);

@@ -22,7 +22,10 @@ enum ChildModes {
     /// TO (nginx, which every peer downloads from). Prints the digest and the RSS growth over
     /// the idle process.
     static func download(_ args: [String]) async throws {
-        var transport: any HTTPTransport = URLSessionTransport()
+        // The client's default (`DefaultTransport()`: libcurl on Linux), wrapped only to send
+        // storage requests to nginx. (`URLSessionTransport()` here measured FoundationNetworking,
+        // which a Linux user gets only by asking for it: 2.5× the CPU of `DefaultTransport`.)
+        var transport: any HTTPTransport = DefaultTransport()
         if args.count >= 6 { transport = RewritingTransport(base: transport, from: args[4], to: args[5]) }
         let client = try ManashikiClient(apiKey: args[1], baseURL: URL(string: args[0])!, transport: transport,
                                          storageDirectory: URL(fileURLWithPath: args[2]))
