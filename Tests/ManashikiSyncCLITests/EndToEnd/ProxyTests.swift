@@ -44,8 +44,7 @@ struct ProxyTests {
         let proxy = try await TinyProxy()
         let result = try await fixture.run(["sync", "--json", "-v"],
                                            environment: fixture.environment.merging(["HTTP_PROXY": "http://\(proxy.address)"]) { $1 })
-        let requests = proxy.requests
-        await proxy.stop()
+        let requests = await proxy.stop()
         #expect(result.status == 0, "\(result.all)")
         #expect(fixture.isInstalledIntact("alpha") && fixture.isInstalledIntact("beta"))
         let (api, storage) = Self.origins(fixture)
@@ -65,8 +64,7 @@ struct ProxyTests {
         let proxy = try await TinyProxy()
         let environment = fixture.environment.merging([variable: "http://\(proxy.address)", "REQUEST_METHOD": "GET"]) { $1 }
         let result = try await fixture.run(["sync", "--quiet"], environment: environment)
-        let requests = proxy.requests
-        await proxy.stop()
+        let requests = await proxy.stop()
         #expect(result.status == 0, "\(result.all)")
         #expect(fixture.isInstalledIntact("alpha") && fixture.isInstalledIntact("beta"))
         #expect(requests.isEmpty == !used, "\(requests)")
@@ -87,8 +85,7 @@ struct ProxyTests {
             .replacingOccurrences(of: "STORAGE:PORT", with: "127.0.0.1:\(fixture.registry.storageBaseURL.port!)")
         let environment = fixture.environment.merging(["http_proxy": "http://\(proxy.address)", "no_proxy": value]) { $1 }
         let result = try await fixture.run(["sync", "--quiet"], environment: environment)
-        let requests = proxy.requests
-        await proxy.stop()
+        let requests = await proxy.stop()
         #expect(result.status == 0, "\(result.all)")
         #expect(fixture.isInstalledIntact("alpha") && fixture.isInstalledIntact("beta"))
         let (api, storage) = Self.origins(fixture)
@@ -123,8 +120,7 @@ struct ProxyTests {
         let refused = try await fixture.run(["sync", "--json"], environment: fixture.environment.merging(["HTTP_PROXY": "http://\(proxy.address)"]) { $1 })
         let accepted = try await fixture.run(["sync", "--json", "-v"],
                                              environment: fixture.environment.merging(["HTTP_PROXY": "http://alice:\(Self.password)@\(proxy.address)"]) { $1 })
-        let requests = proxy.requests
-        await proxy.stop()
+        let requests = await proxy.stop()
 
         #expect(refused.status == 1, "\(refused.all)")
         #expect(refused.stderr.contains("The proxy \(proxy.address) (from HTTP_PROXY) requires credentials (HTTP 407 Proxy Authentication Required): put them in the proxy URL, HTTP_PROXY=http://USER:PASSWORD@\(proxy.address)"),
@@ -153,8 +149,7 @@ struct ProxyTests {
         try TestManifest.write(to: fixture.manifestURL, baseURL: try #require(URL(string: "https://127.0.0.1:\(closed)")),
                                store: "models", models: ["alpha"])
         let result = try await fixture.run(["sync", "--json"], environment: fixture.environment.merging(["HTTPS_PROXY": "http://\(proxy.address)"]) { $1 })
-        let requests = proxy.requests
-        await proxy.stop()
+        let requests = await proxy.stop()
         #expect(result.status == 1, "\(result.all)")
         #expect(requests.contains("CONNECT 127.0.0.1:\(closed) HTTP/1.1"), "\(requests)")
         #expect(result.stderr.contains("The proxy \(proxy.address) (from HTTPS_PROXY) \(text)"), "\(result.stderr)")

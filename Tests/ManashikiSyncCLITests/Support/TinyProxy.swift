@@ -70,9 +70,14 @@ final class TinyProxy: @unchecked Sendable {
         self.child = child
     }
 
-    func stop() async {
+    /// Stops it and returns the request lines it relayed (`requests`, read once it has exited,
+    /// so every line is in the file).
+    @discardableResult
+    func stop() async -> [String] {
         child.send(SIGTERM)
         _ = await child.finish(timeout: 10)
+        let relayed = requests
         try? FileManager.default.removeItem(at: workdir)
+        return relayed
     }
 }
