@@ -19,8 +19,9 @@ enum {
     MK_CURLOPT_HEADERFUNCTION = 20079, MK_CURLOPT_BUFFERSIZE = 98, MK_CURLOPT_NOSIGNAL = 99,
     MK_CURLOPT_POSTFIELDSIZE_LARGE = 30120, MK_CURLOPT_PROTOCOLS = 181, MK_CURLOPT_TCP_KEEPALIVE = 213,
     MK_CURLOPT_XFERINFODATA = 10057, MK_CURLOPT_XFERINFOFUNCTION = 20219, MK_CURLOPT_PROTOCOLS_STR = 10318,
-    MK_CURLOPT_SUPPRESS_CONNECT_HEADERS = 265,
+    MK_CURLOPT_SUPPRESS_CONNECT_HEADERS = 265, MK_CURLOPT_PROXY = 10004, MK_CURLOPT_NOPROXY = 10177,
 };
+enum { MK_CURLINFO_HTTP_CONNECTCODE = 0x200000 + 22 };
 enum { MK_CURLPROTO_HTTP = 1, MK_CURLPROTO_HTTPS = 2, MK_CURL_GLOBAL_DEFAULT = 3 };
 
 typedef int (*global_init_fn)(long);
@@ -30,6 +31,7 @@ typedef void (*easy_reset_fn)(CURL *);
 typedef int (*easy_setopt_fn)(CURL *, int, ...);
 typedef int (*easy_perform_fn)(CURL *);
 typedef const char *(*easy_strerror_fn)(int);
+typedef int (*easy_getinfo_fn)(CURL *, int, ...);
 typedef struct curl_slist *(*slist_append_fn)(struct curl_slist *, const char *);
 typedef void (*slist_free_all_fn)(struct curl_slist *);
 
@@ -41,6 +43,7 @@ static struct {
     easy_setopt_fn easy_setopt;
     easy_perform_fn easy_perform;
     easy_strerror_fn easy_strerror;
+    easy_getinfo_fn easy_getinfo;
     slist_append_fn slist_append;
     slist_free_all_fn slist_free_all;
 } api;
@@ -63,6 +66,7 @@ static void load(void) {
     SYM(easy_setopt, "curl_easy_setopt")
     SYM(easy_perform, "curl_easy_perform")
     SYM(easy_strerror, "curl_easy_strerror")
+    SYM(easy_getinfo, "curl_easy_getinfo")
     SYM(slist_append, "curl_slist_append")
     SYM(slist_free_all, "curl_slist_free_all")
 #undef SYM
@@ -144,6 +148,11 @@ int mk_curl_perform(const mk_curl_request *r, mk_curl_header_cb on_header, mk_cu
     api.easy_setopt(h, MK_CURLOPT_TCP_KEEPALIVE, 1L);
     // Behind an HTTPS proxy, never pass the proxy's CONNECT answer off as the server's.
     api.easy_setopt(h, MK_CURLOPT_SUPPRESS_CONNECT_HEADERS, 1L);
+    // The proxy is decided by the caller (ProxyEnvironment.swift): "" disables libcurl's own
+    // reading of the environment, and an empty no-proxy list keeps it from applying no_proxy
+    // a second time (CURLOPT_PROXY(3), CURLOPT_NOPROXY(3)).
+    api.easy_setopt(h, MK_CURLOPT_PROXY, r->proxy ? r->proxy : "");
+    api.easy_setopt(h, MK_CURLOPT_NOPROXY, "");
     api.easy_setopt(h, MK_CURLOPT_BUFFERSIZE, 512L * 1024L);
     api.easy_setopt(h, MK_CURLOPT_CONNECTTIMEOUT, r->connect_timeout_seconds);
     if (r->idle_timeout_seconds > 0) {
@@ -171,6 +180,10 @@ int mk_curl_perform(const mk_curl_request *r, mk_curl_header_cb on_header, mk_cu
     }
     int code = api.easy_perform(h);
     if (code != 0 && error[0] == 0) snprintf(error, 256, "%s", api.easy_strerror(code));
+    if (r->proxy_connect_status) {
+        long status = 0;
+        *r->proxy_connect_status = api.easy_getinfo(h, MK_CURLINFO_HTTP_CONNECTCODE, &status) == 0 ? status : 0;
+    }
     api.easy_setopt(h, MK_CURLOPT_HTTPHEADER, (struct curl_slist *)NULL);
     api.easy_setopt(h, MK_CURLOPT_ERRORBUFFER, (char *)NULL);
     api.slist_free_all(headers);

@@ -19,6 +19,10 @@ typedef struct mk_curl_request {
     int has_body;
     long connect_timeout_seconds;
     long idle_timeout_seconds;
+    /// CURLOPT_PROXY: the proxy URL, "" for none (libcurl then reads no environment variable).
+    const char *proxy;
+    /// Out (may be NULL): the proxy's status answering CONNECT, 0 when there was none.
+    long *proxy_connect_status;
 } mk_curl_request;
 
 /// Receives one raw header line (status lines included). Return 0 to continue.

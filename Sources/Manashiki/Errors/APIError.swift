@@ -69,15 +69,21 @@ public enum APIError: Error, Sendable, Equatable {
     case transport(String)
     /// A file-system operation failed. `code` is the POSIX `errno` (for example `ENOSPC`).
     case fileSystem(operation: String, path: String, code: Int32)
+    /// The proxy chosen from the environment (Linux: `https_proxy`, `HTTP_PROXY`…) is down,
+    /// refused the request, wants credentials, or is set to something that is not a proxy URL.
+    /// Names the proxy's `host:port` and the variable, never its credentials.
+    case proxy(ProxyFailure)
 }
 
 extension APIError {
     /// Whether trying the same call again later can succeed without anyone changing anything:
-    /// rate limits, 5xx answers, network failures and truncated transfers.
+    /// rate limits, 5xx answers, network failures (an unreachable proxy included) and truncated
+    /// transfers.
     public var isRetryable: Bool {
         switch self {
         case .rateLimited, .server, .transport, .bodyTooShort: return true
         case .fileSystem(_, _, let code): return code == EINTR || code == EAGAIN
+        case .proxy(let failure): return failure.isRetryable
         default: return false
         }
     }

@@ -19,6 +19,8 @@ public struct CurlTransport: HTTPTransport {
     public let maxQueuedBytes: Int
     /// Seconds allowed to establish a connection.
     public var connectTimeout: Int = 30
+    /// The proxy variables, read when the transport is made (see `ProxyEnvironment`).
+    var proxies = ProxyEnvironment.process
 
     /// Whether libcurl could be loaded on this machine.
     public static var isAvailable: Bool { mk_curl_load(nil, 0) == 0 }
@@ -35,7 +37,8 @@ public struct CurlTransport: HTTPTransport {
 
     /// Streams the answer to `request` into `consumer` (see `HTTPTransport`).
     public func stream(_ request: HTTPRequest, to consumer: any HTTPBodyConsumer) async throws {
-        let transfer = CurlTransfer(request: request, maxQueuedBytes: maxQueuedBytes, connectTimeout: connectTimeout)
+        let transfer = CurlTransfer(request: request, maxQueuedBytes: maxQueuedBytes, connectTimeout: connectTimeout,
+                                    route: try proxyRoute(for: request))
         transfer.start()
         try await withTaskCancellationHandler {
             do {
@@ -67,6 +70,9 @@ final class CurlTransfer: @unchecked Sendable {
     private let maxQueuedBytes: Int
     private let connectTimeout: Int
     private let host: String
+    private let route: ProxyRoute
+    /// The proxy's answer to CONNECT, written by the curl thread before `finished`.
+    private var proxyConnectStatus = 0
 
     // Shared state, guarded by `condition`.
     private let condition = NSCondition()
@@ -95,8 +101,9 @@ final class CurlTransfer: @unchecked Sendable {
     private var headerFields = HTTPHeaders()
     private var headSent = false
 
-    init(request: HTTPRequest, maxQueuedBytes: Int, connectTimeout: Int) {
+    init(request: HTTPRequest, maxQueuedBytes: Int, connectTimeout: Int, route: ProxyRoute = .direct) {
         self.request = request
+        self.route = route
         self.maxQueuedBytes = maxQueuedBytes
         self.connectTimeout = connectTimeout
         self.host = request.url.host ?? "?"
@@ -130,14 +137,15 @@ final class CurlTransfer: @unchecked Sendable {
         let lines = request.headers.map { "\($0.name): \($0.value)" }
         let body = request.body
         var errorBuffer = [CChar](repeating: 0, count: 512)
-        let code: Int32 = withCStrings(lines) { headerPointers in
+        let (code, connectStatus): (Int32, Int) = route.withCurlProxy { proxy, connectStatus in withCStrings(lines) { headerPointers in
             urlString.withCString { url in
                 method.withCString { methodPointer in
                     withOptionalBytes(body) { bodyPointer, bodyLength in
                         var r = mk_curl_request(
                             url: url, method: methodPointer, headers: headerPointers, header_count: lines.count,
                             body: bodyPointer, body_length: bodyLength, has_body: body == nil ? 0 : 1,
-                            connect_timeout_seconds: connectTimeout, idle_timeout_seconds: Int(request.idleTimeout.rounded(.up)))
+                            connect_timeout_seconds: connectTimeout, idle_timeout_seconds: Int(request.idleTimeout.rounded(.up)),
+                            proxy: proxy, proxy_connect_status: connectStatus)
                         let context = Unmanaged.passUnretained(self).toOpaque()
                         return mk_curl_perform(&r, { ctx, line, length in
                             Unmanaged<CurlTransfer>.fromOpaque(ctx!).takeUnretainedValue().onHeader(line!, length)
@@ -149,7 +157,8 @@ final class CurlTransfer: @unchecked Sendable {
                     }
                 }
             }
-        }
+        } }
+        proxyConnectStatus = connectStatus
         // Bytes received before a failure are still a valid prefix: deliver them, so a resume
         // can continue after them with Range.
         if code == 0 { flushHeadIfNeeded() }
@@ -292,12 +301,18 @@ final class CurlTransfer: @unchecked Sendable {
         while true {
             switch await next() {
             case .head(let head):
+                if head.status == 407, let proxy = route.server { // only a proxy answers 407 (plain http)
+                    throw CurlProxyErrorText.failure(CurlProxyErrorText.problem(status: 407, proxy: proxy), host: host, proxy: proxy)
+                }
                 sawHead = true
                 try await consumer.receive(head: head)
             case .chunk(let data):
                 try await consumer.receive(chunk: data)
             case .finished(let code, let message):
                 if Task.isCancelled || isCancelled { throw CancellationError() }
+                if code != 0, let proxy = route.server {
+                    throw CurlProxyErrorText.apiError(code: code, message: message, host: host, proxy: proxy, connectStatus: proxyConnectStatus)
+                }
                 if code != 0 { throw CurlErrorText.apiError(code: code, message: message, host: host) }
                 if !sawHead { throw APIError.transport("\(host) closed the connection without answering") }
                 return

@@ -1,0 +1,60 @@
+import Foundation
+
+/// A proxy named by an environment variable (`http://user:password@proxy.corp:3128`).
+///
+/// Its text form (`description`) is the address and the variable only: the user name and
+/// password are handed to libcurl and never appear in a message, a log or `--json`.
+struct ProxyServer: Sendable, Hashable, CustomStringConvertible {
+    /// Why a variable's value is not a usable proxy URL (never quoting the value: it may hold a password).
+    struct Invalid: Error {
+        var reason: String
+    }
+
+    /// The schemes libcurl speaks to a proxy.
+    static let schemes = ["http", "https", "socks4", "socks4a", "socks5", "socks5h"]
+
+    /// The variable that named it (`https_proxy`, `HTTP_PROXY`…).
+    let variable: String
+    /// `http`, `https`, `socks5`…
+    let scheme: String
+    /// The host name or IP address (IPv6 without brackets).
+    let host: String
+    /// The port, libcurl's default for the scheme when the URL gives none.
+    let port: Int
+    /// Whether the URL carries a user name (and password) for the proxy.
+    let hasCredentials: Bool
+    /// The URL as libcurl takes it (`CURLOPT_PROXY`), credentials included: never print it.
+    let curlURL: String
+
+    /// Parses `value`; a value without a scheme (`proxy.corp:3128`) is an HTTP proxy, as in
+    /// libcurl, Go and Python.
+    init(variable: String, value: String) throws {
+        let text = value.contains("://") ? value : "http://" + value
+        guard let components = URLComponents(string: text) else {
+            throw Invalid(reason: "it is not a URL (write it as http://host:port)")
+        }
+        let scheme = (components.scheme ?? "").lowercased()
+        guard Self.schemes.contains(scheme) else {
+            throw Invalid(reason: "its scheme is not one of \(Self.schemes.joined(separator: ", ")) (write it as http://host:port)")
+        }
+        var host = components.percentEncodedHost ?? ""
+        if host.hasPrefix("["), host.hasSuffix("]") { host = String(host.dropFirst().dropLast()) }
+        guard !host.isEmpty else { throw Invalid(reason: "it names no host (write it as http://host:port)") }
+        if let port = components.port, !(1...65535).contains(port) {
+            throw Invalid(reason: "its port is not between 1 and 65535")
+        }
+        self.variable = variable
+        self.scheme = scheme
+        self.host = host
+        // libcurl's defaults: 1080 for HTTP and SOCKS proxies, 443 for HTTPS proxies.
+        self.port = components.port ?? (scheme == "https" ? 443 : 1080)
+        hasCredentials = components.percentEncodedUser.map { !$0.isEmpty } ?? false
+        curlURL = text
+    }
+
+    /// `host:port` (`[::1]:3128` for IPv6), for messages.
+    var address: String { host.contains(":") ? "[\(host)]:\(port)" : "\(host):\(port)" }
+
+    /// `127.0.0.1:3128 (from https_proxy)`: no credentials.
+    var description: String { "\(address) (from \(variable))" }
+}

@@ -1,0 +1,160 @@
+import Foundation
+import Testing
+import ManashikiRegistry
+import ManashikiTestSupport
+
+/// Proxies from the environment, through a real logging forward proxy (Debian's tinyproxy) in
+/// front of the development registry, with the built binary (README "Proxies").
+@Suite("proxies: HTTP_PROXY, no_proxy, errors and credentials (built binary, tinyproxy, development registry)")
+struct ProxyTests {
+    /// A password tests look for in every output.
+    static let password = "s3cr3t-Pr0xyPass"
+
+    static func requireTinyproxy() throws {
+        try #require(TinyProxy.isInstalled, "tinyproxy is not installed (apt-get install tinyproxy; .ci/run installs it)")
+    }
+
+    /// `http://127.0.0.1:port` of the registry's API and storage origins, as tinyproxy logs them.
+    static func origins(_ fixture: Fixture) -> (api: String, storage: String) {
+        let api = fixture.registry.apiBaseURL, storage = fixture.registry.storageBaseURL
+        return ("http://\(api.host!):\(api.port!)/", "http://\(storage.host!):\(storage.port!)/")
+    }
+
+    /// Every output of a run, for secrets.
+    static func expectNoSecrets(_ result: ChildResult, sourceLocation: SourceLocation = #_sourceLocation) {
+        #expect(!result.all.contains(password), "the proxy password was printed: \(result.all)", sourceLocation: sourceLocation)
+        #expect(!result.all.contains("alice:"), "the proxy user was printed: \(result.all)", sourceLocation: sourceLocation)
+        #expect(!result.all.contains(Fixture.key), sourceLocation: sourceLocation)
+    }
+
+    /// The storage origin's requests carried no credential of any kind.
+    static func expectStorageGotNoKey(_ fixture: Fixture, sourceLocation: SourceLocation = #_sourceLocation) {
+        let storage = fixture.registry.requestLog().filter { $0.origin == .storage }
+        #expect(storage.count >= 2, "no storage request reached the registry", sourceLocation: sourceLocation)
+        for request in storage {
+            #expect(request.header("X-API-Key") == nil && request.header("Authorization") == nil,
+                    "the storage host got a credential: \(request.headers)", sourceLocation: sourceLocation)
+        }
+    }
+
+    @Test("uppercase HTTP_PROXY alone: the sync goes through the proxy (API and storage requests in its log) and the storage host never gets the key")
+    func uppercaseHTTPProxy() async throws {
+        try Self.requireTinyproxy()
+        let fixture = try Fixture()
+        let proxy = try await TinyProxy()
+        let result = try await fixture.run(["sync", "--json", "-v"],
+                                           environment: fixture.environment.merging(["HTTP_PROXY": "http://\(proxy.address)"]) { $1 })
+        let requests = await proxy.stop()
+        #expect(result.status == 0, "\(result.all)")
+        #expect(fixture.isInstalledIntact("alpha") && fixture.isInstalledIntact("beta"))
+        let (api, storage) = Self.origins(fixture)
+        #expect(requests.contains { $0.hasPrefix("GET \(api)api/models") }, "\(requests)")
+        #expect(requests.filter { $0.hasPrefix("GET \(storage)") }.count == 2, "\(requests)")
+        #expect(requests.allSatisfy { $0.hasPrefix("GET \(api)") || $0.hasPrefix("GET \(storage)") }, "\(requests)")
+        Self.expectStorageGotNoKey(fixture)
+        Self.expectNoSecrets(result)
+    }
+
+    @Test("under CGI (REQUEST_METHOD set) uppercase HTTP_PROXY is ignored (httpoxy); lowercase http_proxy still applies", arguments: [
+        ("HTTP_PROXY", false), ("http_proxy", true),
+    ])
+    func cgiIgnoresUppercase(variable: String, used: Bool) async throws {
+        try Self.requireTinyproxy()
+        let fixture = try Fixture()
+        let proxy = try await TinyProxy()
+        let environment = fixture.environment.merging([variable: "http://\(proxy.address)", "REQUEST_METHOD": "GET"]) { $1 }
+        let result = try await fixture.run(["sync", "--quiet"], environment: environment)
+        let requests = await proxy.stop()
+        #expect(result.status == 0, "\(result.all)")
+        #expect(fixture.isInstalledIntact("alpha") && fixture.isInstalledIntact("beta"))
+        #expect(requests.isEmpty == !used, "\(requests)")
+    }
+
+    @Test("no_proxy covering the registry sends it direct: by address, by address and port, and per origin", arguments: [
+        ("127.0.0.1", false, false),
+        ("localhost, 127.0.0.0/8", false, false),
+        ("API:PORT,STORAGE:PORT", false, false),   // Go's host:port form (libcurl alone ignores it)
+        ("STORAGE:PORT", true, false),            // the API through the proxy, storage direct
+        ("127.0.0.1:1", true, true),              // another port: not covered
+    ])
+    func noProxy(list: String, apiProxied: Bool, storageProxied: Bool) async throws {
+        try Self.requireTinyproxy()
+        let fixture = try Fixture()
+        let proxy = try await TinyProxy()
+        let value = list.replacingOccurrences(of: "API:PORT", with: "127.0.0.1:\(fixture.registry.apiBaseURL.port!)")
+            .replacingOccurrences(of: "STORAGE:PORT", with: "127.0.0.1:\(fixture.registry.storageBaseURL.port!)")
+        let environment = fixture.environment.merging(["http_proxy": "http://\(proxy.address)", "no_proxy": value]) { $1 }
+        let result = try await fixture.run(["sync", "--quiet"], environment: environment)
+        let requests = await proxy.stop()
+        #expect(result.status == 0, "\(result.all)")
+        #expect(fixture.isInstalledIntact("alpha") && fixture.isInstalledIntact("beta"))
+        let (api, storage) = Self.origins(fixture)
+        #expect(requests.contains { $0.hasPrefix("GET \(api)") } == apiProxied, "\(requests)")
+        #expect(requests.contains { $0.hasPrefix("GET \(storage)") } == storageProxied, "\(requests)")
+    }
+
+    @Test("a proxy that is down: exit 1, a retryable error naming the proxy and its variable, never its password", arguments: [false, true])
+    func proxyDown(json: Bool) async throws {
+        let fixture = try Fixture()
+        let port = try NginxMirror.freePort() // nothing listens there
+        let environment = fixture.environment.merging(["HTTP_PROXY": "http://alice:\(Self.password)@127.0.0.1:\(port)"]) { $1 }
+        let result = try await fixture.run(json ? ["sync", "--json"] : ["sync"], environment: environment)
+        #expect(result.status == 1, "\(result.all)")
+        #expect(result.stderr.contains("Could not connect to the proxy 127.0.0.1:\(port) (from HTTP_PROXY): connection refused or unreachable. Check the proxy is running and HTTP_PROXY names it, or add 127.0.0.1 to no_proxy to connect directly."),
+                "\(result.stderr)")
+        if json {
+            let error = try #require(result.summary()["error"] as? [String: Any], "\(result.stdout)")
+            #expect(error["kind"] as? String == "retryable", "\(error)")
+            #expect((error["message"] as? String)?.contains("the proxy 127.0.0.1:\(port) (from HTTP_PROXY)") == true, "\(error)")
+        }
+        #expect(fixture.installed("alpha") == nil)
+        #expect(fixture.registry.requestLog().isEmpty)
+        Self.expectNoSecrets(result)
+    }
+
+    @Test("a proxy that wants credentials: without them a terminal 407 error saying to put them in the proxy URL; with them the sync succeeds and never prints them")
+    func proxyCredentials() async throws {
+        try Self.requireTinyproxy()
+        let fixture = try Fixture()
+        let proxy = try await TinyProxy(extra: ["BasicAuth alice \(Self.password)"])
+        let refused = try await fixture.run(["sync", "--json"], environment: fixture.environment.merging(["HTTP_PROXY": "http://\(proxy.address)"]) { $1 })
+        let accepted = try await fixture.run(["sync", "--json", "-v"],
+                                             environment: fixture.environment.merging(["HTTP_PROXY": "http://alice:\(Self.password)@\(proxy.address)"]) { $1 })
+        let requests = await proxy.stop()
+
+        #expect(refused.status == 1, "\(refused.all)")
+        #expect(refused.stderr.contains("The proxy \(proxy.address) (from HTTP_PROXY) requires credentials (HTTP 407 Proxy Authentication Required): put them in the proxy URL, HTTP_PROXY=http://USER:PASSWORD@\(proxy.address)"),
+                "\(refused.stderr)")
+        let error = try #require(refused.summary()["error"] as? [String: Any], "\(refused.stdout)")
+        #expect(error["kind"] as? String == "terminal", "\(error)")
+
+        #expect(accepted.status == 0, "\(accepted.all)")
+        #expect(fixture.isInstalledIntact("alpha") && fixture.isInstalledIntact("beta"))
+        #expect(requests.filter { $0.hasPrefix("GET \(Self.origins(fixture).storage)") }.count == 2, "\(requests)")
+        Self.expectStorageGotNoKey(fixture)
+        Self.expectNoSecrets(refused)
+        Self.expectNoSecrets(accepted)
+    }
+
+    @Test("an https registry through the proxy's CONNECT: its refusals are worded errors naming the proxy, terminal or retryable", arguments: [
+        (["BasicAuth alice \(ProxyTests.password)"], "requires credentials (HTTP 407 Proxy Authentication Required)", "terminal"),
+        (["ConnectPort 443"], "refused to connect to 127.0.0.1 (HTTP 403)", "terminal"),
+        ([], "could not reach 127.0.0.1 (HTTP 500)", "retryable"),
+    ])
+    func connectRefused(extra: [String], text: String, kind: String) async throws {
+        try Self.requireTinyproxy()
+        let fixture = try Fixture()
+        let proxy = try await TinyProxy(extra: extra)
+        let closed = try NginxMirror.freePort()
+        try TestManifest.write(to: fixture.manifestURL, baseURL: try #require(URL(string: "https://127.0.0.1:\(closed)")),
+                               store: "models", models: ["alpha"])
+        let result = try await fixture.run(["sync", "--json"], environment: fixture.environment.merging(["HTTPS_PROXY": "http://\(proxy.address)"]) { $1 })
+        let requests = await proxy.stop()
+        #expect(result.status == 1, "\(result.all)")
+        #expect(requests.contains("CONNECT 127.0.0.1:\(closed) HTTP/1.1"), "\(requests)")
+        #expect(result.stderr.contains("The proxy \(proxy.address) (from HTTPS_PROXY) \(text)"), "\(result.stderr)")
+        let error = try #require(result.summary()["error"] as? [String: Any], "\(result.stdout)")
+        #expect(error["kind"] as? String == kind, "\(error)")
+        Self.expectNoSecrets(result)
+    }
+}

@@ -1,0 +1,83 @@
+import Foundation
+import ManashikiTestSupport
+#if canImport(Glibc)
+import Glibc
+#elseif canImport(Darwin)
+import Darwin
+#endif
+
+/// Debian's tinyproxy on a free loopback port with a generated configuration, in the
+/// foreground, logging every request it relays (`Request (file descriptor 5): GET http://… HTTP/1.1`,
+/// `CONNECT host:port`), as a corporate forward proxy would.
+final class TinyProxy: @unchecked Sendable {
+    /// Debian's `/usr/bin/tinyproxy`, found on the tools' search path.
+    static var executable: URL? { ExternalTool.find("tinyproxy").map(URL.init(fileURLWithPath:)) }
+    static var isInstalled: Bool { executable != nil }
+
+    let port: Int
+    let workdir: URL
+    private let child: RunningChild
+
+    /// `127.0.0.1:port`.
+    var address: String { "127.0.0.1:\(port)" }
+    /// Its log so far.
+    var log: String { (try? String(contentsOf: workdir.appendingPathComponent("tinyproxy.log"), encoding: .utf8)) ?? "" }
+    /// The request lines it relayed (`GET http://127.0.0.1:1234/api/models HTTP/1.1`, `CONNECT 127.0.0.1:1 HTTP/1.1`).
+    var requests: [String] {
+        log.split(separator: "\n").compactMap { line in
+            line.range(of: "): ").flatMap { r in line.contains("Request (file descriptor") ? String(line[r.upperBound...]) : nil }
+        }
+    }
+
+    /// Starts tinyproxy. `extra` holds more configuration lines (`BasicAuth user password`,
+    /// `ConnectPort 443`).
+    init(extra: [String] = []) async throws {
+        workdir = FileManager.default.temporaryDirectory.appendingPathComponent("tinyproxy-\(UUID().uuidString.prefix(8))")
+        try FileManager.default.createDirectory(at: workdir, withIntermediateDirectories: true)
+        guard let executable = Self.executable else {
+            throw NSError(domain: "TinyProxy", code: 2, userInfo: [NSLocalizedDescriptionKey: "tinyproxy is not installed (.ci/run installs it)"])
+        }
+        var started: (Int, RunningChild)?
+        var output = ""
+        // A port found free can be taken before tinyproxy binds it: try a few.
+        for _ in 0..<3 where started == nil {
+            let port = try NginxMirror.freePort()
+            let config = ([
+                "Port \(port)",
+                "Listen 127.0.0.1",
+                "LogFile \"\(workdir.path)/tinyproxy.log\"",
+                "LogLevel Connect",
+                "Allow 127.0.0.1",
+                "DisableViaHeader Yes",
+                "MaxClients 32",
+                "Timeout 60",
+            ] + extra).joined(separator: "\n") + "\n"
+            let path = workdir.appendingPathComponent("tinyproxy.conf").path
+            try config.write(toFile: path, atomically: true, encoding: .utf8)
+            let child = try RunningChild.start(executable, ["-d", "-c", path], path: "/usr/bin:/bin", in: workdir)
+            if await child.wait(timeout: 20, until: { NginxMirror.accepts(port: port) }) {
+                started = (port, child)
+            } else {
+                child.send(SIGKILL)
+                let r = await child.finish(timeout: 5)
+                output = r.stdout + r.stderr
+            }
+        }
+        guard let (port, child) = started else {
+            throw NSError(domain: "TinyProxy", code: 1, userInfo: [NSLocalizedDescriptionKey: "tinyproxy did not start: \(output)"])
+        }
+        self.port = port
+        self.child = child
+    }
+
+    /// Stops it and returns the request lines it relayed (`requests`, read once it has exited,
+    /// so every line is in the file).
+    @discardableResult
+    func stop() async -> [String] {
+        child.send(SIGTERM)
+        _ = await child.finish(timeout: 10)
+        let relayed = requests
+        try? FileManager.default.removeItem(at: workdir)
+        return relayed
+    }
+}
