@@ -62,7 +62,7 @@ extension ManashikiClient {
         }
         let store = try openStorage()
         var model = try store.installCopy(of: location.path, as: ticket.modelId, sha256: ticket.sha256, size: size, version: ticket.version)
-        Self.excludeFromBackup(model.localURL)
+        FileMetadata.excludeFromBackup(model.localURL)
         model.verified = true
         return model
     }

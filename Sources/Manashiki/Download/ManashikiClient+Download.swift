@@ -265,7 +265,7 @@ extension ManashikiClient {
         close(fd)
         open = false
         let localURL = store.modelURL(modelId)
-        Self.excludeFromBackup(localURL)
+        FileMetadata.excludeFromBackup(localURL)
         var model = DownloadedModel(modelId: modelId, localURL: localURL, sha256: digest, size: writer.written,
                                     version: ticket.version, verified: expectedDigest != nil)
         model.fileIdentity = identity
@@ -369,16 +369,5 @@ extension ManashikiClient {
         case .server(let status, _): return status >= 500
         default: return false
         }
-    }
-
-    /// Installed models can be downloaded again, so Apple's storage guidelines require that
-    /// they are not backed up to iCloud.
-    static func excludeFromBackup(_ url: URL) {
-        #if canImport(Darwin)
-        var values = URLResourceValues()
-        values.isExcludedFromBackup = true
-        var u = url
-        try? u.setResourceValues(values)
-        #endif
     }
 }

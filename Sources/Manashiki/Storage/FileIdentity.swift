@@ -42,11 +42,6 @@ public struct FileIdentity: Sendable, Hashable, Codable {
     }
 
     private init(_ info: stat) {
-        #if canImport(Darwin)
-        let mtime = Int64(info.st_mtimespec.tv_sec) * 1_000_000_000 + Int64(info.st_mtimespec.tv_nsec)
-        #else
-        let mtime = Int64(info.st_mtim.tv_sec) * 1_000_000_000 + Int64(info.st_mtim.tv_nsec)
-        #endif
-        self.init(size: Int64(info.st_size), mtimeNanoseconds: mtime, inode: UInt64(info.st_ino))
+        self.init(size: Int64(info.st_size), mtimeNanoseconds: FileMetadata.modificationNanoseconds(info), inode: UInt64(info.st_ino))
     }
 }

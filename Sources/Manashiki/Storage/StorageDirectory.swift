@@ -50,7 +50,7 @@ package final class StorageDirectory: @unchecked Sendable {
             close(fd)
             throw error
         }
-        Self.excludeFromBackup(layout.metadataDirectory)
+        FileMetadata.excludeFromBackup(layout.metadataDirectory) // partials can be fetched again
         abandonedPartialsRemoved = removeAbandonedPartials(olderThan: nil)
     }
 
@@ -114,15 +114,5 @@ package final class StorageDirectory: @unchecked Sendable {
         try DurableFile.commit(file, path: partialPath(name), named: name, in: partialFD,
                                as: ModelID.fileName(for: modelId), in: fd, directoryPath: url.path)
         _ = unlinkat(partialFD, StoreLayout.sidecarName(of: name), 0)
-    }
-
-    /// Downloads in progress can be fetched again: keep them out of iCloud backups.
-    private static func excludeFromBackup(_ url: URL) {
-        #if canImport(Darwin)
-        var values = URLResourceValues()
-        values.isExcludedFromBackup = true
-        var u = url
-        try? u.setResourceValues(values)
-        #endif
     }
 }
