@@ -20,8 +20,12 @@ enum {
     MK_CURLOPT_POSTFIELDSIZE_LARGE = 30120, MK_CURLOPT_PROTOCOLS = 181, MK_CURLOPT_TCP_KEEPALIVE = 213,
     MK_CURLOPT_XFERINFODATA = 10057, MK_CURLOPT_XFERINFOFUNCTION = 20219, MK_CURLOPT_PROTOCOLS_STR = 10318,
     MK_CURLOPT_SUPPRESS_CONNECT_HEADERS = 265, MK_CURLOPT_PROXY = 10004, MK_CURLOPT_NOPROXY = 10177,
+    MK_CURLOPT_CAINFO = 10065, MK_CURLOPT_CAPATH = 10097, MK_CURLOPT_CERTINFO = 172,
 };
 enum { MK_CURLINFO_HTTP_CONNECTCODE = 0x200000 + 22 };
+enum { MK_CURLINFO_CERTINFO = 0x400000 + 34, MK_CURLE_PEER_FAILED_VERIFICATION = 60 };
+struct mk_slist { char *data; struct mk_slist *next; };
+struct mk_certinfo { int num_of_certs; struct mk_slist **certinfo; };
 enum { MK_CURLPROTO_HTTP = 1, MK_CURLPROTO_HTTPS = 2, MK_CURL_GLOBAL_DEFAULT = 3 };
 
 typedef int (*global_init_fn)(long);
@@ -128,6 +132,31 @@ static int poll_trampoline(void *userdata, curl_off_t a, curl_off_t b, curl_off_
     return t->poll ? t->poll(t->context) : 0;
 }
 
+// Trusted CAs, and certificate details kept so a name mismatch can say what the certificate is for.
+static void apply_tls(CURL *h, const mk_curl_tls *tls) {
+    if (!tls) return;
+    if (tls->ca_file) api.easy_setopt(h, MK_CURLOPT_CAINFO, tls->ca_file);
+    if (tls->ca_path) api.easy_setopt(h, MK_CURLOPT_CAPATH, tls->ca_path);
+    if (tls->peer_names && tls->peer_names_length) {
+        tls->peer_names[0] = 0;
+        api.easy_setopt(h, MK_CURLOPT_CERTINFO, 1L);
+    }
+}
+
+// After a failed verification: the server certificate's subjectAltName (else its subject).
+static void read_peer_names(CURL *h, const mk_curl_tls *tls) {
+    if (!tls || !tls->peer_names || !tls->peer_names_length) return;
+    struct mk_certinfo *info = NULL;
+    if (api.easy_getinfo(h, MK_CURLINFO_CERTINFO, &info) != 0 || !info || info->num_of_certs < 1) return;
+    const char *san = "X509v3 Subject Alternative Name:", *subject = "Subject:";
+    const char *found = NULL;
+    for (struct mk_slist *f = info->certinfo[0]; f; f = f->next) {
+        if (strncmp(f->data, san, strlen(san)) == 0) { found = f->data + strlen(san); break; }
+        if (!found && strncmp(f->data, subject, strlen(subject)) == 0) found = f->data + strlen(subject);
+    }
+    if (found) snprintf(tls->peer_names, tls->peer_names_length, "%s", found);
+}
+
 int mk_curl_perform(const mk_curl_request *r, mk_curl_header_cb on_header, mk_curl_data_cb on_data,
                     mk_curl_poll_cb poll, void *context, char *error) {
     error[0] = 0;
@@ -178,7 +207,9 @@ int mk_curl_perform(const mk_curl_request *r, mk_curl_header_cb on_header, mk_cu
         api.easy_setopt(h, MK_CURLOPT_POSTFIELDSIZE_LARGE, (curl_off_t)r->body_length);
         api.easy_setopt(h, MK_CURLOPT_POSTFIELDS, r->body ? r->body : "");
     }
+    apply_tls(h, r->tls);
     int code = api.easy_perform(h);
+    if (code == MK_CURLE_PEER_FAILED_VERIFICATION) read_peer_names(h, r->tls);
     if (code != 0 && error[0] == 0) snprintf(error, 256, "%s", api.easy_strerror(code));
     if (r->proxy_connect_status) {
         long status = 0;

@@ -49,6 +49,13 @@ enum CommandLineParser {
             }
             s.global.apiKeyFile = v
         },
+        Option(["--ca-bundle"], "FILE", help: """
+            also trust the CA certificates in this PEM file, for every host
+            (the manifest's registry.caBundle; overrides it)
+            """) { s, v in
+            guard !v.isEmpty else { throw OptionError("--ca-bundle needs the path of a PEM file of CA certificates") }
+            s.global.caBundle = v
+        },
         Option(["--json"], help: "NDJSON events and a final summary object on stdout\n(schema \"manashiki-sync/v1\")") { s, _ in s.global.json = true },
         Option(["-q", "--quiet"], help: "print only errors (stderr)") { s, _ in s.quiet = true },
         Option(["-v", "--verbose"], help: "also print reasons, retries and where the key came from") { s, _ in s.verbose = true },

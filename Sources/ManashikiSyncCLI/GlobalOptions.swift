@@ -37,6 +37,8 @@ package struct GlobalOptions: Sendable, Equatable {
     package var verbosity: Verbosity = .normal
     /// `--progress auto|always|never`.
     package var progress: ProgressMode = .auto
+    /// `--ca-bundle FILE`: overrides the manifest's `registry.caBundle`.
+    package var caBundle: String?
     /// `--api-key-file PATH`.
     package var apiKeyFile: String?
     /// `--lock-timeout DURATION`: how long to wait for another run's lock (default 30 s).

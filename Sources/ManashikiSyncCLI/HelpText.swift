@@ -26,11 +26,14 @@ package enum HelpText {
 
     static let globalOptions = """
     OPTIONS (every command)
-    \(options(["--manifest", "--store", "--api-key-file", "--json", "--quiet", "--verbose", "--progress", "--lock-timeout", "--help", "--version"],
+    \(options(["--manifest", "--store", "--api-key-file", "--ca-bundle", "--json", "--quiet", "--verbose", "--progress", "--lock-timeout", "--help", "--version"],
               labelWidth: 25, shortColumn: true))
 
     ENVIRONMENT
       MANASHIKI_API_KEY        the API key (never printed)
+      CURL_CA_BUNDLE, SSL_CERT_FILE, SSL_CERT_DIR
+                               CAs to trust instead of libcurl's (Linux; as curl
+                               reads them; --ca-bundle and registry.caBundle win)
       NO_COLOR                 no colours in the live display
     """
 

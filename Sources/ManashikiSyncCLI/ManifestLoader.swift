@@ -47,6 +47,15 @@ package enum ManifestLoader {
         if let n = sync.maxDeletes { manifest.store.prune.maxDeletes = n }
         if sync.noPrune { manifest.store.prune.mode = .off }
         if let rate = sync.maxRate { manifest.policies.maxBytesPerSecond = Int(rate) }
+        if let caBundle = global.caBundle {
+            let path = PathResolver.resolve(caBundle, against: currentDirectory).path
+            manifest.registry.caBundle = path
+            do { _ = try manifest.tlsTrust() } catch {
+                let problem = ManifestProblem(path: "", message: "--ca-bundle \(error.problems.first?.message ?? path)",
+                                              hint: "pass a PEM file holding the CA certificate(s) to trust (-----BEGIN CERTIFICATE----- blocks)")
+                throw ConfigurationError(lines: [problem.description], problems: [problem])
+            }
+        }
         return manifest
     }
 

@@ -8,6 +8,19 @@
 extern "C" {
 #endif
 
+/// Which CA certificates verify the server (see CurlTransport+TLS.swift), and what the
+/// certificate was valid for when it did not match the host.
+typedef struct mk_curl_tls {
+    /// CURLOPT_CAINFO: a PEM file of trusted CAs; NULL keeps libcurl's built-in default.
+    const char *ca_file;
+    /// CURLOPT_CAPATH: a hashed directory of trusted CAs; NULL keeps libcurl's built-in default.
+    const char *ca_path;
+    /// Out: after CURLE_PEER_FAILED_VERIFICATION, the names in the server certificate
+    /// (its subjectAltName, else its subject); empty when unknown.
+    char *peer_names;
+    size_t peer_names_length;
+} mk_curl_tls;
+
 /// One request. Strings are NUL-terminated; headers are "Name: value" lines.
 typedef struct mk_curl_request {
     const char *url;
@@ -23,6 +36,8 @@ typedef struct mk_curl_request {
     const char *proxy;
     /// Out (may be NULL): the proxy's status answering CONNECT, 0 when there was none.
     long *proxy_connect_status;
+    /// Trusted CAs; NULL for libcurl's defaults.
+    mk_curl_tls *tls;
 } mk_curl_request;
 
 /// Receives one raw header line (status lines included). Return 0 to continue.

@@ -44,6 +44,16 @@ extension APIError: LocalizedError, CustomStringConvertible {
             return "The registry's answer could not be read (\(detail)). Check the base URL points at a Manashiki registry and not a proxy or captive portal."
         case .transport(let detail):
             return "The network request failed: \(detail). Check the connection and try again."
+        case .untrustedCertificate(let host, let reason):
+            if reason.contains("expired") || reason.contains("not yet valid") {
+                return "The certificate of \(host) is not trusted: \(reason). Check this machine's clock; if it is right, the operator of \(host) must renew the certificate."
+            }
+            return "The certificate of \(host) is not trusted: \(reason). If \(host) uses a private or corporate CA, add its CA with `registry.caBundle` in the manifest, `--ca-bundle FILE`, or SSL_CERT_FILE (in code: `DefaultTransport(trust: TLSTrust(caBundle:))`)."
+        case .certificateNameMismatch(let host, let validFor):
+            let names = validFor.isEmpty ? "other names" : validFor
+            return "The certificate of \(host) is valid for \(names), not \(host). Check the host name in the URL (registry.baseURL or the mirror's URL), or ask the operator of \(host) for a certificate that names it."
+        case .caCertificatesUnusable(let detail):
+            return "The trusted CA certificates cannot be loaded: \(detail)."
         case .fileSystem(let operation, let path, let code):
             return "Could not \(operation) \(path): \(Self.errnoText(code)). \(Self.fileSystemHint(code))"
         case .proxy(let failure):

@@ -65,8 +65,18 @@ public enum APIError: Error, Sendable, Equatable {
 
     /// The response could not be decoded; `detail` says which part.
     case invalidResponse(String)
-    /// The network failed (connection refused or reset, DNS, TLS, a stalled transfer).
+    /// The network failed (connection refused or reset, DNS, a TLS handshake, a stalled transfer).
     case transport(String)
+    /// The server's TLS certificate did not verify against the trusted CAs (`reason` is the TLS
+    /// library's, e.g. "unable to get local issuer certificate"). Not retryable: someone must
+    /// add the CA (`TLSTrust`, the manifest's `registry.caBundle`, `SSL_CERT_FILE`) or fix the server.
+    case untrustedCertificate(host: String, reason: String)
+    /// The server's certificate is valid, but for other names (`validFor`, e.g.
+    /// "DNS:other.example"; empty when unknown). Not retryable.
+    case certificateNameMismatch(host: String, validFor: String)
+    /// The CA certificates the configuration names cannot be used (a variable such as
+    /// `SSL_CERT_FILE` naming a missing file); `detail` names the setting and the path.
+    case caCertificatesUnusable(String)
     /// A file-system operation failed. `code` is the POSIX `errno` (for example `ENOSPC`).
     case fileSystem(operation: String, path: String, code: Int32)
     /// The proxy chosen from the environment (Linux: `https_proxy`, `HTTP_PROXY`…) is down,

@@ -21,24 +21,31 @@ public struct CurlTransport: HTTPTransport {
     public var connectTimeout: Int = 30
     /// The proxy variables, read when the transport is made (see `ProxyEnvironment`).
     var proxies = ProxyEnvironment.process
+    /// The CAs servers are verified against (see `TLSTrust`; the environment's are read at init).
+    public let trust: TLSTrust
+    private let caLocations: Result<CALocations, APIError>
 
     /// Whether libcurl could be loaded on this machine.
     public static var isAvailable: Bool { mk_curl_load(nil, 0) == 0 }
 
     /// Creates a transport.
+    /// - Parameter trust: the CAs to trust besides the system's (`CURL_CA_BUNDLE`,
+    ///   `SSL_CERT_FILE` and `SSL_CERT_DIR` apply when it names no bundle).
     /// - Throws: `APIError.transport` when libcurl cannot be loaded.
-    public init(maxQueuedBytes: Int = 4 << 20) throws {
+    public init(maxQueuedBytes: Int = 4 << 20, trust: TLSTrust = .system) throws {
         var buffer = [CChar](repeating: 0, count: 256)
         guard mk_curl_load(&buffer, buffer.count) == 0 else {
             throw APIError.transport(cString(buffer))
         }
         self.maxQueuedBytes = max(maxQueuedBytes, 1 << 20)
+        self.trust = trust
+        caLocations = Result { () throws(APIError) in try CALocations.resolve(trust, environment: ProcessInfo.processInfo.environment) }
     }
 
     /// Streams the answer to `request` into `consumer` (see `HTTPTransport`).
     public func stream(_ request: HTTPRequest, to consumer: any HTTPBodyConsumer) async throws {
         let transfer = CurlTransfer(request: request, maxQueuedBytes: maxQueuedBytes, connectTimeout: connectTimeout,
-                                    route: try proxyRoute(for: request))
+                                    route: try proxyRoute(for: request), caLocations: try caLocations.get())
         transfer.start()
         try await withTaskCancellationHandler {
             do {
@@ -73,6 +80,8 @@ final class CurlTransfer: @unchecked Sendable {
     private let route: ProxyRoute
     /// The proxy's answer to CONNECT, written by the curl thread before `finished`.
     private var proxyConnectStatus = 0
+    private let caLocations: CALocations
+    private var certificateNames = ""
 
     // Shared state, guarded by `condition`.
     private let condition = NSCondition()
@@ -101,7 +110,9 @@ final class CurlTransfer: @unchecked Sendable {
     private var headerFields = HTTPHeaders()
     private var headSent = false
 
-    init(request: HTTPRequest, maxQueuedBytes: Int, connectTimeout: Int, route: ProxyRoute = .direct) {
+    init(request: HTTPRequest, maxQueuedBytes: Int, connectTimeout: Int, route: ProxyRoute = .direct,
+         caLocations: CALocations = CALocations()) {
+        self.caLocations = caLocations
         self.request = request
         self.route = route
         self.maxQueuedBytes = maxQueuedBytes
@@ -137,7 +148,7 @@ final class CurlTransfer: @unchecked Sendable {
         let lines = request.headers.map { "\($0.name): \($0.value)" }
         let body = request.body
         var errorBuffer = [CChar](repeating: 0, count: 512)
-        let (code, connectStatus): (Int32, Int) = route.withCurlProxy { proxy, connectStatus in withCStrings(lines) { headerPointers in
+        let ((code, connectStatus), names): ((Int32, Int), String) = caLocations.withCTLS { tls in route.withCurlProxy { proxy, connectStatus in withCStrings(lines) { headerPointers in
             urlString.withCString { url in
                 method.withCString { methodPointer in
                     withOptionalBytes(body) { bodyPointer, bodyLength in
@@ -145,7 +156,7 @@ final class CurlTransfer: @unchecked Sendable {
                             url: url, method: methodPointer, headers: headerPointers, header_count: lines.count,
                             body: bodyPointer, body_length: bodyLength, has_body: body == nil ? 0 : 1,
                             connect_timeout_seconds: connectTimeout, idle_timeout_seconds: Int(request.idleTimeout.rounded(.up)),
-                            proxy: proxy, proxy_connect_status: connectStatus)
+                            proxy: proxy, proxy_connect_status: connectStatus, tls: tls)
                         let context = Unmanaged.passUnretained(self).toOpaque()
                         return mk_curl_perform(&r, { ctx, line, length in
                             Unmanaged<CurlTransfer>.fromOpaque(ctx!).takeUnretainedValue().onHeader(line!, length)
@@ -157,8 +168,9 @@ final class CurlTransfer: @unchecked Sendable {
                     }
                 }
             }
-        } }
+        } } }
         proxyConnectStatus = connectStatus
+        certificateNames = names
         // Bytes received before a failure are still a valid prefix: deliver them, so a resume
         // can continue after them with Range.
         if code == 0 { flushHeadIfNeeded() }
@@ -310,6 +322,10 @@ final class CurlTransfer: @unchecked Sendable {
                 try await consumer.receive(chunk: data)
             case .finished(let code, let message):
                 if Task.isCancelled || isCancelled { throw CancellationError() }
+                if code != 0, let tls = CurlErrorText.tlsError(code: code, message: message, host: host,
+                                                               certificateNames: certificateNames, locations: caLocations) {
+                    throw tls
+                }
                 if code != 0, let proxy = route.server {
                     throw CurlProxyErrorText.apiError(code: code, message: message, host: host, proxy: proxy, connectStatus: proxyConnectStatus)
                 }

@@ -13,6 +13,7 @@ import Foundation
 /// ```swift
 /// let client = try ManashikiClient(apiKey: key)                               // DefaultTransport()
 /// let cellular = try ManashikiClient(apiKey: key, transport: DefaultTransport(policy: .wifiOnly))
+/// let corporate = try ManashikiClient(apiKey: key, transport: DefaultTransport(trust: TLSTrust(caBundle: caURL)))
 /// ```
 public struct DefaultTransport: HTTPTransport {
     /// Which transport is in use.
@@ -27,6 +28,8 @@ public struct DefaultTransport: HTTPTransport {
     public let kind: Kind
     /// The network policy given (applied on Apple platforms; see `NetworkPolicy`).
     public let policy: NetworkPolicy
+    /// The CAs servers are verified against (see `TLSTrust`).
+    public let trust: TLSTrust
     private let base: any HTTPTransport
 
     /// Creates the platform's transport.
@@ -34,11 +37,15 @@ public struct DefaultTransport: HTTPTransport {
     ///   - maximumConnectionsPerHost: parallel connections to one host (URLSession).
     ///   - highWaterBytes: body bytes buffered before a transfer waits for the consumer.
     ///   - policy: cellular, Low Data Mode and connectivity policy (Apple platforms).
-    public init(maximumConnectionsPerHost: Int = 8, highWaterBytes: Int = 4 << 20, policy: NetworkPolicy = .default) {
-        let choice = TransportChoice.make(maximumConnectionsPerHost: maximumConnectionsPerHost, highWaterBytes: highWaterBytes, policy: policy)
+    ///   - trust: CAs trusted in addition to the system's, e.g. a corporate CA (`TLSTrust`).
+    public init(maximumConnectionsPerHost: Int = 8, highWaterBytes: Int = 4 << 20, policy: NetworkPolicy = .default,
+                trust: TLSTrust = .system) {
+        let choice = TransportChoice.make(maximumConnectionsPerHost: maximumConnectionsPerHost, highWaterBytes: highWaterBytes,
+                                          policy: policy, trust: trust)
         kind = choice.kind
         base = choice.transport
         self.policy = policy
+        self.trust = trust
     }
 
     /// Streams the answer to `request` into `consumer` (see `HTTPTransport`); asks for

@@ -18,6 +18,10 @@ import FoundationNetworking
 /// * Follows no redirects (the client decides), stores no cookies, caches nothing, and asks
 ///   for identity encoding unless the request says otherwise.
 /// * `NetworkPolicy` decides cellular, Low Data Mode and waiting for connectivity.
+/// * `TLSTrust` adds CAs to the system's trust on Apple platforms (a server-trust challenge
+///   evaluated with them as extra anchors; see `Platform/ServerTrustEvaluation.swift`).
+///   FoundationNetworking on Linux offers no such hook: there the bundle is not applied
+///   (use `CurlTransport`, which `DefaultTransport` picks on Linux).
 public struct URLSessionTransport: HTTPTransport {
     /// Buffered body bytes at which the task is suspended.
     public var highWaterBytes: Int { box.highWater }
@@ -27,13 +31,18 @@ public struct URLSessionTransport: HTTPTransport {
     /// The network policy in effect.
     public var policy: NetworkPolicy { box.policy }
 
+    /// The CAs trusted besides the system's.
+    public var trust: TLSTrust { box.delegate.trust }
+
     /// Creates a transport with its own ephemeral `URLSession`.
     /// - Parameters:
     ///   - maximumConnectionsPerHost: parallel connections to one host.
     ///   - highWaterBytes: buffered bytes at which a stream is paused (default 4 MiB).
     ///   - policy: cellular, Low Data Mode and connectivity policy (Apple platforms).
-    public init(maximumConnectionsPerHost: Int = 8, highWaterBytes: Int = 4 << 20, policy: NetworkPolicy = .default) {
-        box = SessionBox(maximumConnectionsPerHost: maximumConnectionsPerHost, highWater: highWaterBytes, policy: policy)
+    ///   - trust: CAs trusted in addition to the system's (Apple platforms; see `TLSTrust`).
+    public init(maximumConnectionsPerHost: Int = 8, highWaterBytes: Int = 4 << 20, policy: NetworkPolicy = .default,
+                trust: TLSTrust = .system) {
+        box = SessionBox(maximumConnectionsPerHost: maximumConnectionsPerHost, highWater: highWaterBytes, policy: policy, trust: trust)
     }
 
     /// Streams the answer to `request` into `consumer` (see `HTTPTransport`).
@@ -73,7 +82,7 @@ final class SessionBox: @unchecked Sendable {
     let highWater: Int
     let policy: NetworkPolicy
 
-    init(maximumConnectionsPerHost: Int, highWater: Int, policy: NetworkPolicy) {
+    init(maximumConnectionsPerHost: Int, highWater: Int, policy: NetworkPolicy, trust: TLSTrust) {
         self.policy = policy
         let configuration = URLSessionConfiguration.ephemeral
         policy.apply(to: configuration)
@@ -83,7 +92,7 @@ final class SessionBox: @unchecked Sendable {
         configuration.urlCache = nil
         configuration.requestCachePolicy = .reloadIgnoringLocalCacheData
         configuration.timeoutIntervalForResource = 7 * 24 * 3600
-        delegate = SessionDelegate()
+        delegate = SessionDelegate(trust: trust)
         let queue = OperationQueue()
         queue.maxConcurrentOperationCount = 1
         queue.name = "manashiki.urlsession"
@@ -97,6 +106,13 @@ final class SessionBox: @unchecked Sendable {
 /// Routes URLSession delegate callbacks to the pump of each task.
 final class SessionDelegate: NSObject, URLSessionDataDelegate, @unchecked Sendable {
     private let pumps = Locked<[Int: StreamPump]>([:])
+    let trust: TLSTrust
+    private let anchors: ServerTrustEvaluation
+
+    init(trust: TLSTrust) {
+        self.trust = trust
+        anchors = ServerTrustEvaluation(trust: trust)
+    }
 
     func register(_ pump: StreamPump, for task: URLSessionTask) { pumps.withLock { $0[task.taskIdentifier] = pump } }
     func unregister(_ task: URLSessionTask) { pumps.withLock { _ = $0.removeValue(forKey: task.taskIdentifier) } }
@@ -115,6 +131,13 @@ final class SessionDelegate: NSObject, URLSessionDataDelegate, @unchecked Sendab
 
     func urlSession(_ session: URLSession, dataTask: URLSessionDataTask, didReceive data: Data) {
         pump(dataTask)?.didReceive(data: data)
+    }
+
+    /// Server trust: the system's evaluation, with `trust`'s CAs as extra anchors when it has any.
+    func urlSession(_ session: URLSession, didReceive challenge: URLAuthenticationChallenge,
+                    completionHandler: @escaping @Sendable (URLSession.AuthChallengeDisposition, URLCredential?) -> Void) {
+        let (disposition, credential) = anchors.evaluate(challenge)
+        completionHandler(disposition, credential)
     }
 
     func urlSession(_ session: URLSession, task: URLSessionTask, didCompleteWithError error: (any Error)?) {
@@ -261,9 +284,12 @@ enum TransportErrorText {
             case .cannotFindHost, .dnsLookupFailed: what = "could not resolve \(host)"
             case .networkConnectionLost: what = "the connection to \(host) was lost"
             case .notConnectedToInternet: what = "this device is offline"
-            case .secureConnectionFailed, .serverCertificateUntrusted, .serverCertificateHasBadDate,
-                 .serverCertificateNotYetValid, .serverCertificateHasUnknownRoot, .clientCertificateRejected:
-                what = "the TLS connection to \(host) failed (certificate or protocol problem)"
+            case .serverCertificateHasUnknownRoot: return .untrustedCertificate(host: host, reason: "it is issued by a CA this device does not trust")
+            case .serverCertificateUntrusted: return .untrustedCertificate(host: host, reason: "the system's trust evaluation refused it")
+            case .serverCertificateHasBadDate: return .untrustedCertificate(host: host, reason: "it has expired")
+            case .serverCertificateNotYetValid: return .untrustedCertificate(host: host, reason: "it is not yet valid")
+            case .secureConnectionFailed, .clientCertificateRejected:
+                what = "the TLS connection to \(host) failed (handshake or protocol problem)"
             case .cancelled: what = "the request to \(host) was cancelled"
             case .badServerResponse: what = "\(host) sent a malformed HTTP answer"
             default: what = "the request to \(host) failed (URLError \(urlError.code.rawValue))"

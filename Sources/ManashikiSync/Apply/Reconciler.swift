@@ -94,11 +94,13 @@ public struct Reconciler: Sendable {
     ///   - apiKey: the key; nil reads it from the manifest's `registry.apiKey` source.
     ///     Apps pass their publishable `mk_pub_` key here.
     ///   - transport: how requests are sent; nil builds a `DefaultTransport` with the
-    ///     manifest's `policies.network` (a transport passed in keeps its own policy).
-    /// - Throws: `SyncFailure` when the key source is missing; `APIError.invalidAPIKey`.
+    ///     manifest's `policies.network` and `registry.caBundle` (`Manifest.defaultTransport()`;
+    ///     a transport passed in keeps its own policy and trust).
+    /// - Throws: `SyncFailure` when the key source is missing; `APIError.invalidAPIKey`;
+    ///   `ManifestError` when `registry.caBundle` cannot be used.
     public init(manifest: Manifest, apiKey: String? = nil, transport: (any HTTPTransport)? = nil,
                 options: Options = Options()) throws {
-        let transport = transport ?? DefaultTransport(policy: manifest.policies.network ?? .default)
+        let transport = try transport ?? manifest.defaultTransport()
         let key: String
         if let apiKey { key = apiKey } else {
             do {

@@ -8,7 +8,7 @@ struct ManifestValidator {
 
     static let rootKeys = ["schemaVersion", "registry", "store", "device", "policies", "metrics", "sources", "fallback", "models"]
     static let metricsKeys = ["file"]
-    static let registryKeys = ["baseURL", "apiKey"]
+    static let registryKeys = ["baseURL", "apiKey", "caBundle"]
     static let storeKeys = ["directory", "concurrency", "prune"]
     static let pruneKeys = ["mode", "maxDeletes", "allowEmptyManifest"]
     static let deviceKeys = ["platform", "osVersion", "memoryMB", "diskMB"]
@@ -111,6 +111,8 @@ struct ManifestValidator {
             }
         }
         if let value = o["apiKey"] { settings.apiKey = keySource(value, at: "registry.apiKey") ?? .default }
+        // The file itself is checked once paths can be resolved (`Manifest.tlsTrust()`).
+        settings.caBundle = string(o, "caBundle", at: "registry", nonEmpty: true)
         return settings
     }
 

@@ -55,6 +55,7 @@ public struct Manifest: Sendable, Hashable, Decodable {
     public static func load(contentsOf url: URL) throws -> Manifest {
         var manifest = try decode(Data(contentsOf: url))
         manifest.baseDirectory = url.deletingLastPathComponent()
+        _ = try manifest.tlsTrust()
         return manifest
     }
 
@@ -102,11 +103,16 @@ public struct RegistrySettings: Sendable, Hashable {
     public var baseURL: URL
     /// Where the API key comes from. Default the `MANASHIKI_API_KEY` environment variable.
     public var apiKey: KeySource
+    /// `registry.caBundle` as written: a PEM file of CA certificates trusted, in addition to the
+    /// system's, for every host the run talks to (registry, storage, mirrors); nil for none.
+    /// Resolved like the manifest's other paths (`Manifest.caBundleFile`).
+    public var caBundle: String?
 
     /// Creates settings.
-    public init(baseURL: URL = ManashikiClient.defaultBaseURL, apiKey: KeySource = .default) {
+    public init(baseURL: URL = ManashikiClient.defaultBaseURL, apiKey: KeySource = .default, caBundle: String? = nil) {
         self.baseURL = baseURL
         self.apiKey = apiKey
+        self.caBundle = caBundle
     }
 }
 

@@ -40,7 +40,8 @@ package struct LockCommand: Sendable {
         do { key = try context.loadKey(manifest: manifest) } catch { return context.report(error, command: "lock") }
         let registry: ManashikiClient
         do {
-            registry = try ManashikiClient(apiKey: key.value, baseURL: manifest.registry.baseURL, storageDirectory: manifest.storeDirectory)
+            registry = try ManashikiClient(apiKey: key.value, baseURL: manifest.registry.baseURL, transport: manifest.defaultTransport(),
+                                           storageDirectory: manifest.storeDirectory)
         } catch {
             context.console.error("cannot use the registry settings: \(SyncFailure(error).description)")
             return .usage

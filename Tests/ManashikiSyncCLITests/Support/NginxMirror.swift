@@ -10,6 +10,9 @@ import Darwin
 /// Debian's nginx serving a directory (an exported bundle) on a free loopback port, with a
 /// generated configuration, as a site mirror does. The access log records the credential
 /// headers each request carried (`-` when none), so tests can check that mirrors get none.
+/// With `tls`, it listens with TLS and that certificate (the TLS tests also give it their own
+/// `server` directives, e.g. a `proxy_pass` to the development registry); the error log is at
+/// level info, so each failed TLS handshake leaves a line there.
 final class NginxMirror: @unchecked Sendable {
     static let executable = URL(fileURLWithPath: "/usr/sbin/nginx")
     static var isInstalled: Bool { FileManager.default.isExecutableFile(atPath: executable.path) }
@@ -18,10 +21,19 @@ final class NginxMirror: @unchecked Sendable {
     let workdir: URL
     private let child: RunningChild
 
-    var baseURL: String { "http://127.0.0.1:\(port)" }
-    var accessLog: String { (try? String(contentsOf: workdir.appendingPathComponent("access.log"), encoding: .utf8)) ?? "" }
+    let isTLS: Bool
 
-    init(root: URL) async throws {
+    var baseURL: String { "\(isTLS ? "https" : "http")://127.0.0.1:\(port)" }
+    var accessLog: String { (try? String(contentsOf: workdir.appendingPathComponent("access.log"), encoding: .utf8)) ?? "" }
+    var errorLog: String { (try? String(contentsOf: workdir.appendingPathComponent("error.log"), encoding: .utf8)) ?? "" }
+
+    convenience init(root: URL) async throws {
+        try await self.init(server: "root \(root.path);\n    location /blobs/ { default_type application/octet-stream; }")
+    }
+
+    /// nginx with `server` as the body of its one server block (after `listen`).
+    init(server: String, tls: (certificate: URL, key: URL)? = nil) async throws {
+        isTLS = tls != nil
         workdir = FileManager.default.temporaryDirectory.appendingPathComponent("nginx-\(UUID().uuidString.prefix(8))")
         try FileManager.default.createDirectory(at: workdir.appendingPathComponent("tmp"), withIntermediateDirectories: true)
         port = try Self.freePort()
@@ -31,7 +43,7 @@ final class NginxMirror: @unchecked Sendable {
         master_process on;
         worker_processes 1;
         pid \(w)/nginx.pid;
-        error_log \(w)/error.log;
+        error_log \(w)/error.log info;
         events { worker_connections 64; }
         http {
           log_format creds '$request_uri $status key=$http_x_api_key auth=$http_authorization';
@@ -40,9 +52,9 @@ final class NginxMirror: @unchecked Sendable {
           uwsgi_temp_path \(w)/tmp; scgi_temp_path \(w)/tmp;
           sendfile on;
           server {
-            listen 127.0.0.1:\(port);
-            root \(root.path);
-            location /blobs/ { default_type application/octet-stream; }
+            listen 127.0.0.1:\(port)\(tls == nil ? "" : " ssl");
+            \(tls.map { "ssl_certificate \($0.certificate.path); ssl_certificate_key \($0.key.path);" } ?? "")
+            \(server)
           }
         }
         """

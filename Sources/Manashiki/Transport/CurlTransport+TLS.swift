@@ -1,0 +1,78 @@
+#if os(Linux)
+import Foundation
+import CManashikiShims
+
+extension CALocations {
+    /// Calls `body` with these locations as libcurl options, and returns its result with the
+    /// names the server's certificate was valid for (filled only after a failed verification).
+    func withCTLS<R>(_ body: (UnsafeMutablePointer<mk_curl_tls>) -> R) -> (result: R, certificateNames: String) {
+        var names = [CChar](repeating: 0, count: 512)
+        let result: R = withOptionalCString(file) { file in
+            withOptionalCString(directory) { directory in
+                names.withUnsafeMutableBufferPointer { buffer in
+                    var tls = mk_curl_tls(ca_file: file, ca_path: directory, peer_names: buffer.baseAddress, peer_names_length: buffer.count)
+                    return body(&tls)
+                }
+            }
+        }
+        let text = String(decoding: names.prefix { $0 != 0 }.map { UInt8(bitPattern: $0) }, as: UTF8.self)
+        return (result, text.trimmingCharacters(in: .whitespaces))
+    }
+}
+
+private func withOptionalCString<R>(_ string: String?, _ body: (UnsafePointer<CChar>?) -> R) -> R {
+    guard let string else { return body(nil) }
+    return string.withCString { body($0) }
+}
+
+extension CurlErrorText {
+    /// The terminal error for a certificate that does not verify, or nil when `code` is not
+    /// one (libcurl-errors(3); 35, a failed handshake, stays a retryable transport error: a
+    /// reset during the handshake reports it too).
+    ///
+    /// | code | libcurl name | here |
+    /// |---|---|---|
+    /// | 60 (51 before curl 7.62) | `CURLE_PEER_FAILED_VERIFICATION` | untrusted, or valid for other names |
+    /// | 83 | `CURLE_SSL_ISSUER_ERROR` | untrusted |
+    /// | 90 | `CURLE_SSL_PINNEDPUBKEYNOTMATCH` | untrusted |
+    /// | 91 | `CURLE_SSL_INVALIDCERTSTATUS` (OCSP) | untrusted |
+    /// | 77 | `CURLE_SSL_CACERT_BADFILE` | the CA file or directory could not be loaded |
+    /// | 58 | `CURLE_SSL_CERTPROBLEM` | a local certificate could not be loaded |
+    ///
+    /// The reason is libcurl's message without its "SSL certificate problem: " prefix; it never
+    /// contains the URL (a message that looks like it could is replaced).
+    static func tlsError(code: Int32, message: String, host: String, certificateNames: String,
+                         locations: CALocations) -> APIError? {
+        var reason = message
+        for prefix in ["SSL certificate problem: ", "SSL: "] where reason.hasPrefix(prefix) { reason.removeFirst(prefix.count) }
+        if reason.contains("://") || reason.contains("?") { reason = "libcurl error \(code)" }
+        if reason.isEmpty { reason = "libcurl error \(code)" }
+        switch code {
+        case 51, 60:
+            if message.contains("subject name") && message.contains("match") {
+                return .certificateNameMismatch(host: host, validFor: readableNames(certificateNames))
+            }
+            return .untrustedCertificate(host: host, reason: reason)
+        case 83, 90, 91:
+            return .untrustedCertificate(host: host, reason: reason)
+        case 77:
+            let file = locations.file.map { " CA file \($0)" } ?? ""
+            let directory = locations.directory.map { " CA directory \($0)" } ?? ""
+            let named = file.isEmpty && directory.isEmpty ? " system CA certificates" : file + (file.isEmpty || directory.isEmpty ? "" : " and") + directory
+            return .caCertificatesUnusable("libcurl could not load the\(named) (\(reason))")
+        case 58:
+            return .caCertificatesUnusable("libcurl could not load a local certificate (\(reason))")
+        default:
+            return nil
+        }
+    }
+
+    /// `other.example, 10.0.0.1` from OpenSSL's `DNS:other.example, IP Address:10.0.0.1`.
+    static func readableNames(_ text: String) -> String {
+        text.components(separatedBy: ",").map { $0.trimmingCharacters(in: .whitespaces) }.map { part in
+            for prefix in ["DNS:", "IP Address:", "IP:"] where part.hasPrefix(prefix) { return String(part.dropFirst(prefix.count)) }
+            return part
+        }.filter { !$0.isEmpty }.joined(separator: ", ")
+    }
+}
+#endif

@@ -1,0 +1,85 @@
+import Foundation
+
+/// Which certificate authorities (CAs) HTTPS servers are verified against: the system's, plus
+/// the CAs of a PEM bundle you give (a company's private CA, the CA of a TLS-inspecting proxy,
+/// an internal mirror's CA). Public hosts keep working: the bundle adds to the system's trust,
+/// it never replaces it.
+///
+/// ```swift
+/// let corporate = try TLSTrust(caBundle: Bundle.main.url(forResource: "corp-ca", withExtension: "pem")!)
+/// let client = try ManashikiClient(apiKey: key, transport: DefaultTransport(trust: corporate))
+/// ```
+///
+/// | platform | `.system` | with `caBundle` |
+/// |---|---|---|
+/// | Linux (`CurlTransport`) | libcurl's CA file and directory, or `CURL_CA_BUNDLE` / `SSL_CERT_FILE` / `SSL_CERT_DIR` when set | the bundle is libcurl's CA file; the system CA directory stays trusted; the variables are ignored |
+/// | Apple (`URLSessionTransport`) | the system's trust store (and profiles the user installed) | the bundle's CAs are added as anchors next to the system's (`SecTrustSetAnchorCertificatesOnly(false)`) |
+///
+/// The host name is always checked; nothing here turns verification off.
+public struct TLSTrust: Sendable, Hashable {
+    /// The PEM file of extra CA certificates, or nil to trust the system's CAs alone.
+    public let caBundle: URL?
+    /// The DER encoding of each certificate in `caBundle`, in file order (empty for `.system`).
+    public let certificates: [Data]
+
+    /// The system's CAs alone (on Linux, also the `CURL_CA_BUNDLE`, `SSL_CERT_FILE` and
+    /// `SSL_CERT_DIR` environment variables, as curl reads them).
+    public static let system = TLSTrust(caBundle: nil, certificates: [])
+
+    private init(caBundle: URL?, certificates: [Data]) {
+        self.caBundle = caBundle
+        self.certificates = certificates
+    }
+
+    /// Trusts the CA certificates in the PEM file at `caBundle` in addition to the system's.
+    /// The file is read now: a missing or unreadable file, or one without a certificate, is
+    /// refused here rather than at the first connection.
+    /// - Throws: `TLSTrust.BundleError` saying what is wrong with the file.
+    public init(caBundle: URL) throws(BundleError) {
+        let path = caBundle.path
+        var isDirectory: ObjCBool = false
+        guard FileManager.default.fileExists(atPath: path, isDirectory: &isDirectory) else {
+            throw BundleError(path: path, problem: "does not exist")
+        }
+        guard !isDirectory.boolValue else {
+            throw BundleError(path: path, problem: "is a directory, not a PEM file")
+        }
+        guard let data = FileManager.default.contents(atPath: path) else {
+            throw BundleError(path: path, problem: "cannot be read (check its permissions)")
+        }
+        let certificates = Self.certificates(inPEM: data)
+        guard !certificates.isEmpty else {
+            throw BundleError(path: path, problem: "holds no PEM certificate (no \"-----BEGIN CERTIFICATE-----\" block)")
+        }
+        self.init(caBundle: caBundle.standardizedFileURL, certificates: certificates)
+    }
+
+    /// The DER bytes of every `-----BEGIN CERTIFICATE-----` block in `pem` that decodes.
+    static func certificates(inPEM pem: Data) -> [Data] {
+        let text = String(decoding: pem, as: UTF8.self)
+        let begin = "-----BEGIN CERTIFICATE-----", end = "-----END CERTIFICATE-----"
+        var found: [Data] = []
+        var rest = text[...]
+        while let start = rest.range(of: begin), let stop = rest[start.upperBound...].range(of: end) {
+            let body = rest[start.upperBound..<stop.lowerBound].filter { !$0.isWhitespace }
+            if let der = Data(base64Encoded: String(body)), !der.isEmpty { found.append(der) }
+            rest = rest[stop.upperBound...]
+        }
+        return found
+    }
+
+    /// A CA bundle that cannot be used, with the reason.
+    public struct BundleError: Error, Sendable, Equatable, LocalizedError, CustomStringConvertible {
+        /// The file's path.
+        public let path: String
+        /// What is wrong with it ("does not exist", "holds no PEM certificate …").
+        public let problem: String
+
+        /// `the CA bundle /etc/corp-ca.pem does not exist`.
+        public var description: String { "the CA bundle \(path) \(problem)" }
+        /// What is wrong and what to do.
+        public var errorDescription: String? {
+            "\(description.prefix(1).uppercased())\(description.dropFirst()). Give a PEM file with the CA certificate(s) to trust (-----BEGIN CERTIFICATE----- blocks)."
+        }
+    }
+}

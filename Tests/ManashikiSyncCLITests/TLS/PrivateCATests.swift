@@ -1,0 +1,191 @@
+import Foundation
+import Manashiki
+import Testing
+import ManashikiRegistry
+import ManashikiTestSupport
+
+/// Private CAs over real TLS: a CA and server certificates made with the openssl CLI, Debian's
+/// nginx on a loopback port terminating TLS in front of the development registry, and the
+/// built `manashiki-sync` binary, run with exactly the environment each case gives it.
+@Suite("TLS: private CAs over real TLS (openssl-made CA, nginx in front of the development registry, the built binary)")
+struct PrivateCATests {
+    /// The development registry behind nginx with a certificate from a fresh CA.
+    final class Setup: @unchecked Sendable {
+        let fixture: Fixture
+        let ca: TestCertificateAuthority
+        let nginx: NginxMirror
+
+        init(subjectAltName: String = "IP:127.0.0.1,DNS:localhost") async throws {
+            try #require(NginxMirror.isInstalled, "nginx is not installed (apt-get install nginx-light; .ci/run installs it)")
+            fixture = try Fixture(models: ["alpha"])
+            ca = try await TestCertificateAuthority.make()
+            let server = try await ca.serverCertificate("server", subjectAltName: subjectAltName)
+            nginx = try await NginxMirror(server: "location / { proxy_pass \(fixture.registry.apiBaseURL.absoluteString); }", tls: server)
+        }
+
+        /// Writes the manifest: the registry through nginx (https), `registry` extra members,
+        /// the default retry policy (four attempts), one model.
+        func writeManifest(registry extra: String = "") throws {
+            let text = """
+            {"schemaVersion": 1,
+             "registry": {"baseURL": "\(nginx.baseURL)"\(extra)},
+             "store": {"directory": "models"},
+             "device": {"platform": "linux"},
+             "policies": {"checkCompatibility": false},
+             "models": [{"id": "alpha"}]}
+            """
+            try Data(text.utf8).write(to: fixture.manifestURL)
+        }
+
+        /// Runs the binary with the key and `environment` only.
+        func run(_ arguments: [String] = ["sync"], environment: [String: String] = [:]) async throws -> ChildResult {
+            try await fixture.run(arguments, environment: fixture.environment.merging(environment) { $1 })
+        }
+
+        /// TLS handshakes nginx saw fail (one error-log line each), once at least `atLeast`
+        /// are logged (nginx logs the client's alert a moment after the client leaves).
+        func failedHandshakes(atLeast: Int = 1) async -> Int {
+            for _ in 0..<100 {
+                let n = nginx.errorLog.components(separatedBy: "SSL_do_handshake() failed").count - 1
+                if n >= atLeast { return n }
+                try? await Task.sleep(for: .milliseconds(50))
+            }
+            return nginx.errorLog.components(separatedBy: "SSL_do_handshake() failed").count - 1
+        }
+
+        /// Requests that reached the registry through nginx (access-log lines).
+        var proxiedRequests: Int { nginx.accessLog.split(separator: "\n").count }
+
+        func stop() async {
+            await nginx.stop()
+            ca.remove()
+        }
+    }
+
+    static let advice = "if 127.0.0.1 uses a private or corporate CA, add its CA with `registry.caBundle` in the manifest, `--ca-bundle FILE`, or SSL_CERT_FILE"
+
+    @Test("a server certificate from a CA nobody trusts: one attempt, not four; a terminal error naming the host and what to do; exit 1")
+    func untrustedCAIsTerminal() async throws {
+        let setup = try await Setup()
+        try setup.writeManifest()
+        let result = try await setup.run()
+        let handshakes = await setup.failedHandshakes()
+        await setup.stop()
+        #expect(result.status == 1, "\(result.all)")
+        #expect(result.stderr.contains("the certificate of 127.0.0.1 is not trusted: unable to get local issuer certificate — "), "\(result.stderr)")
+        #expect(result.stderr.contains(Self.advice), "\(result.stderr)")
+        #expect(!result.all.contains("usually temporary") && !result.all.contains("attempts"), "\(result.all)")
+        #expect(!result.all.contains(Fixture.key) && !result.all.contains("https://127.0.0.1"), "\(result.all)")
+        #expect(handshakes == 1, "\(setup.nginx.errorLog)")
+        #expect(setup.proxiedRequests == 0)
+        #expect(setup.fixture.installed("alpha") == nil)
+    }
+
+    @Test("registry.caBundle naming the CA (relative to the manifest): the sync succeeds over TLS")
+    func manifestCABundle() async throws {
+        let setup = try await Setup()
+        try FileManager.default.copyItem(at: setup.ca.certificate, to: setup.fixture.directory.appendingPathComponent("corp-ca.pem"))
+        try setup.writeManifest(registry: #", "caBundle": "corp-ca.pem""#)
+        let result = try await setup.run()
+        let proxied = setup.proxiedRequests
+        await setup.stop()
+        #expect(result.status == 0, "\(result.all)")
+        #expect(setup.fixture.isInstalledIntact("alpha"))
+        #expect(proxied >= 1)
+    }
+
+    @Test("--ca-bundle FILE: the sync succeeds over TLS without a manifest setting")
+    func flagCABundle() async throws {
+        let setup = try await Setup()
+        try setup.writeManifest()
+        let result = try await setup.run(["sync", "--ca-bundle", setup.ca.certificate.path])
+        await setup.stop()
+        #expect(result.status == 0, "\(result.all)")
+        #expect(setup.fixture.isInstalledIntact("alpha"))
+    }
+
+    @Test("SSL_CERT_FILE, SSL_CERT_DIR (an `openssl rehash`-ed directory) and CURL_CA_BUNDLE each make the sync succeed",
+          arguments: ["SSL_CERT_FILE", "SSL_CERT_DIR", "CURL_CA_BUNDLE"])
+    func environmentVariables(_ variable: String) async throws {
+        let setup = try await Setup()
+        try setup.writeManifest()
+        let value = variable == "SSL_CERT_DIR" ? try await setup.ca.hashedDirectory().path : setup.ca.certificate.path
+        let result = try await setup.run(environment: [variable: value])
+        await setup.stop()
+        #expect(result.status == 0, "\(variable): \(result.all)")
+        #expect(setup.fixture.isInstalledIntact("alpha"))
+    }
+
+    @Test("CURL_CA_BUNDLE wins over SSL_CERT_FILE, as in curl; registry.caBundle wins over both")
+    func precedence() async throws {
+        let setup = try await Setup()
+        let other = try await TestCertificateAuthority.make(name: "Unrelated CA")
+        defer { other.remove() }
+        try setup.writeManifest()
+        let curlWins = try await setup.run(environment: ["CURL_CA_BUNDLE": setup.ca.certificate.path, "SSL_CERT_FILE": other.certificate.path])
+        try setup.writeManifest(registry: #", "caBundle": "\#(setup.ca.certificate.path)""#)
+        let manifestWins = try await setup.run(environment: ["CURL_CA_BUNDLE": other.certificate.path])
+        await setup.stop()
+        #expect(curlWins.status == 0, "\(curlWins.all)")
+        #expect(manifestWins.status == 0, "\(manifestWins.all)")
+    }
+
+    @Test("an environment variable naming a missing file: a terminal error naming the variable and the path, nothing sent")
+    func variableNamingMissingFile() async throws {
+        let setup = try await Setup()
+        try setup.writeManifest()
+        let missing = setup.fixture.directory.appendingPathComponent("no-such-ca.pem").path
+        let result = try await setup.run(environment: ["SSL_CERT_FILE": missing])
+        let proxied = setup.proxiedRequests
+        await setup.stop()
+        #expect(result.status == 1, "\(result.all)")
+        #expect(result.stderr.contains("SSL_CERT_FILE names \(missing), which does not exist"), "\(result.stderr)")
+        #expect(!result.all.contains("attempts"), "\(result.all)")
+        #expect(proxied == 0)
+    }
+
+    @Test("registry.caBundle naming a missing file or a file without a PEM certificate: a manifest error naming the key (exit 2)",
+          arguments: [("missing.pem", nil, "does not exist"), ("notes.txt", "just some text\n", "holds no PEM certificate")] as [(String, String?, String)])
+    func badManifestCABundle(_ name: String, _ contents: String?, _ problem: String) async throws {
+        let fixture = try Fixture(models: ["alpha"])
+        if let contents { try Data(contents.utf8).write(to: fixture.directory.appendingPathComponent(name)) }
+        let text = """
+        {"schemaVersion": 1, "registry": {"baseURL": "\(fixture.registry.apiBaseURL.absoluteString)", "caBundle": "\(name)"},
+         "store": {"directory": "models"}, "device": {"platform": "linux"}, "models": [{"id": "alpha"}]}
+        """
+        try Data(text.utf8).write(to: fixture.manifestURL)
+        let result = try await fixture.run(["sync"])
+        #expect(result.status == 2, "\(result.all)")
+        let path = fixture.directory.appendingPathComponent(name).standardizedFileURL.path
+        #expect(result.stderr.contains("registry.caBundle: \(path) \(problem)"), "\(result.stderr)")
+        #expect(result.stderr.contains("name a PEM file holding the CA certificate(s) to trust"), "\(result.stderr)")
+        #expect(fixture.registry.requestLog().isEmpty)
+    }
+
+    @Test("a trusted certificate issued for another name: 'valid for other.example, not 127.0.0.1', terminal, one attempt")
+    func hostnameMismatch() async throws {
+        let setup = try await Setup(subjectAltName: "DNS:other.example")
+        try setup.writeManifest(registry: #", "caBundle": "\#(setup.ca.certificate.path)""#)
+        let result = try await setup.run()
+        let proxied = setup.proxiedRequests
+        await setup.stop()
+        #expect(result.status == 1, "\(result.all)")
+        #expect(result.stderr.contains("the certificate of 127.0.0.1 is valid for other.example, not 127.0.0.1 — check the host name"), "\(result.stderr)")
+        #expect(!result.all.contains("usually temporary") && !result.all.contains("attempts"), "\(result.all)")
+        #expect(proxied == 0)
+    }
+
+    @Test("SDK: DefaultTransport(trust: TLSTrust(caBundle:)) fetches over TLS from a private CA; DefaultTransport() refuses it with APIError.untrustedCertificate")
+    func sdkTrust() async throws {
+        let setup = try await Setup()
+        let url = try #require(URL(string: "\(setup.nginx.baseURL)/api/models"))
+        let request = HTTPRequest(url: url, headers: ["X-API-Key": Fixture.key])
+        let trusted = try await DefaultTransport(trust: TLSTrust(caBundle: setup.ca.certificate)).send(request)
+        var refused: (any Error)?
+        do { _ = try await DefaultTransport().send(request) } catch { refused = error }
+        await setup.stop()
+        #expect(trusted.status == 200)
+        #expect(refused as? APIError == .untrustedCertificate(host: "127.0.0.1", reason: "unable to get local issuer certificate"), "\(String(describing: refused))")
+        #expect((refused as? APIError)?.isRetryable == false)
+    }
+}

@@ -1,0 +1,29 @@
+#if os(Linux)
+import Foundation
+import Testing
+@testable import Manashiki
+
+/// libcurl's TLS error codes as the SDK reports them (libcurl-errors(3)).
+@Suite("CurlTransport: TLS error codes")
+struct CurlTransportTLSTests {
+    static func map(_ code: Int32, _ message: String, names: String = "") -> APIError? {
+        CurlErrorText.tlsError(code: code, message: message, host: "h.example", certificateNames: names, locations: CALocations(file: "/etc/corp.pem"))
+    }
+
+    @Test("60 and 51: untrusted (curl's reason without its prefix) or valid for other names; 83/90/91 untrusted; 77/58 unusable CA settings; 35 and the rest stay transport errors")
+    func codes() {
+        #expect(Self.map(60, "SSL certificate problem: unable to get local issuer certificate")
+                == .untrustedCertificate(host: "h.example", reason: "unable to get local issuer certificate"))
+        #expect(Self.map(60, "SSL certificate problem: self-signed certificate in certificate chain")
+                == .untrustedCertificate(host: "h.example", reason: "self-signed certificate in certificate chain"))
+        #expect(Self.map(60, "SSL: no alternative certificate subject name matches target host name 'h.example'", names: "DNS:a.example, IP Address:10.0.0.1")
+                == .certificateNameMismatch(host: "h.example", validFor: "a.example, 10.0.0.1"))
+        #expect(Self.map(51, "SSL: certificate subject name 'x' does not match target host name 'h.example'", names: "")
+                == .certificateNameMismatch(host: "h.example", validFor: ""))
+        #expect(Self.map(90, "SSL: public key does not match pinned public key") == .untrustedCertificate(host: "h.example", reason: "public key does not match pinned public key"))
+        #expect(Self.map(77, "error setting certificate verify locations") == .caCertificatesUnusable("libcurl could not load the CA file /etc/corp.pem (error setting certificate verify locations)"))
+        #expect(Self.map(60, "see https://h.example/x?sig=secret") == .untrustedCertificate(host: "h.example", reason: "libcurl error 60"))
+        for code: Int32 in [35, 7, 28, 56] { #expect(Self.map(code, "whatever") == nil) }
+    }
+}
+#endif

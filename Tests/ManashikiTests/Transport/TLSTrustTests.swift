@@ -1,0 +1,111 @@
+import Foundation
+import Testing
+@testable import Manashiki
+
+/// `TLSTrust` (reading a PEM bundle), `CALocations` (what libcurl is told, from the trust and
+/// the environment) and the TLS errors' retryability and wording.
+@Suite("TLSTrust, CALocations and the TLS errors")
+struct TLSTrustTests {
+    /// Two certificate blocks around other PEM blocks and text, as real bundles have.
+    static let bundle = """
+    # Corporate roots
+    -----BEGIN CERTIFICATE-----
+    AQID
+    BAU=
+    -----END CERTIFICATE-----
+    -----BEGIN PRIVATE KEY-----
+    /w==
+    -----END PRIVATE KEY-----
+    subject=CN = second
+    -----BEGIN CERTIFICATE-----
+    CgsM
+    -----END CERTIFICATE-----
+    """
+
+    static func scratch() throws -> URL {
+        let dir = FileManager.default.temporaryDirectory.appendingPathComponent("tlstrust-\(UUID().uuidString.prefix(8))")
+        try FileManager.default.createDirectory(at: dir, withIntermediateDirectories: true)
+        return dir
+    }
+
+    @Test("every CERTIFICATE block of a PEM file is read, in order, and nothing else")
+    func readsCertificates() throws {
+        let dir = try Self.scratch()
+        defer { try? FileManager.default.removeItem(at: dir) }
+        let file = dir.appendingPathComponent("corp.pem")
+        try Data(Self.bundle.utf8).write(to: file)
+        let trust = try TLSTrust(caBundle: file)
+        #expect(trust.certificates == [Data([1, 2, 3, 4, 5]), Data([10, 11, 12])])
+        #expect(trust.caBundle == file.standardizedFileURL)
+        #expect(TLSTrust.system.caBundle == nil && TLSTrust.system.certificates.isEmpty)
+    }
+
+    @Test("a bundle that is missing, a directory, or without a certificate is refused with what is wrong",
+          arguments: [("missing", "does not exist"), ("directory", "is a directory, not a PEM file"),
+                      ("text", "holds no PEM certificate (no \"-----BEGIN CERTIFICATE-----\" block)"),
+                      ("key only", "holds no PEM certificate (no \"-----BEGIN CERTIFICATE-----\" block)")])
+    func refusesBadBundles(_ kind: String, _ problem: String) throws {
+        let dir = try Self.scratch()
+        defer { try? FileManager.default.removeItem(at: dir) }
+        let file = dir.appendingPathComponent("ca.pem")
+        switch kind {
+        case "directory": try FileManager.default.createDirectory(at: file, withIntermediateDirectories: true)
+        case "text": try Data("not a certificate\n".utf8).write(to: file)
+        case "key only": try Data("-----BEGIN PRIVATE KEY-----\n/w==\n-----END PRIVATE KEY-----\n".utf8).write(to: file)
+        default: break
+        }
+        #expect(throws: TLSTrust.BundleError(path: file.path, problem: problem)) { try TLSTrust(caBundle: file) }
+        let error = TLSTrust.BundleError(path: file.path, problem: problem)
+        #expect(error.errorDescription?.hasPrefix("The CA bundle \(file.path) \(problem).") == true)
+    }
+
+    @Test("CA locations: an explicit bundle wins over the environment; CURL_CA_BUNDLE over SSL_CERT_FILE/SSL_CERT_DIR; each variable sets its own slot; empty counts as unset")
+    func locations() throws {
+        let dir = try Self.scratch()
+        defer { try? FileManager.default.removeItem(at: dir) }
+        let a = dir.appendingPathComponent("a.pem"), b = dir.appendingPathComponent("b.pem")
+        try Data(Self.bundle.utf8).write(to: a)
+        try Data(Self.bundle.utf8).write(to: b)
+        let bundle = try TLSTrust(caBundle: a)
+        let cases: [(TLSTrust, [String: String], CALocations)] = [
+            (.system, [:], CALocations()),
+            (.system, ["SSL_CERT_FILE": a.path], CALocations(file: a.path)),
+            (.system, ["SSL_CERT_DIR": dir.path], CALocations(directory: dir.path)),
+            (.system, ["SSL_CERT_FILE": a.path, "SSL_CERT_DIR": "\(dir.path):\(dir.path)"], CALocations(file: a.path, directory: "\(dir.path):\(dir.path)")),
+            (.system, ["CURL_CA_BUNDLE": b.path, "SSL_CERT_FILE": a.path, "SSL_CERT_DIR": dir.path], CALocations(file: b.path)),
+            (.system, ["CURL_CA_BUNDLE": "", "SSL_CERT_FILE": a.path], CALocations(file: a.path)),
+            (bundle, ["CURL_CA_BUNDLE": b.path, "SSL_CERT_DIR": dir.path], CALocations(file: a.standardizedFileURL.path)),
+        ]
+        for (trust, environment, expected) in cases {
+            #expect(try CALocations.resolve(trust, environment: environment) == expected, "\(environment)")
+        }
+    }
+
+    @Test("a variable naming something unusable is an error naming the variable and the path",
+          arguments: ["CURL_CA_BUNDLE", "SSL_CERT_FILE", "SSL_CERT_DIR"])
+    func badVariables(_ variable: String) throws {
+        let missing = "/nonexistent/manashiki-\(UUID().uuidString.prefix(6))"
+        #expect(throws: APIError.self) { try CALocations.resolve(.system, environment: [variable: missing]) }
+        do { _ = try CALocations.resolve(.system, environment: [variable: missing]) } catch {
+            guard case .caCertificatesUnusable(let detail) = error else { Issue.record("\(error)"); return }
+            #expect(detail.hasPrefix("\(variable) names \(missing), which "), "\(detail)")
+            #expect(detail.hasSuffix("or unset it"))
+            #expect(!error.isRetryable)
+        }
+    }
+
+    @Test("TLS verification errors are terminal and say what to do; the host, never a URL")
+    func errors() {
+        let untrusted = APIError.untrustedCertificate(host: "models.corp.example", reason: "unable to get local issuer certificate")
+        let mismatch = APIError.certificateNameMismatch(host: "10.0.0.5", validFor: "mirror.corp.example")
+        let expired = APIError.untrustedCertificate(host: "h.example", reason: "certificate has expired")
+        for error in [untrusted, mismatch, expired, .caCertificatesUnusable("x")] {
+            #expect(!error.isRetryable)
+            #expect(error.httpStatus == nil)
+        }
+        #expect(untrusted.description == "The certificate of models.corp.example is not trusted: unable to get local issuer certificate. If models.corp.example uses a private or corporate CA, add its CA with `registry.caBundle` in the manifest, `--ca-bundle FILE`, or SSL_CERT_FILE (in code: `DefaultTransport(trust: TLSTrust(caBundle:))`).")
+        #expect(mismatch.description.hasPrefix("The certificate of 10.0.0.5 is valid for mirror.corp.example, not 10.0.0.5. "))
+        #expect(expired.description.contains("Check this machine's clock"))
+        #expect(!ManashikiClient.isResumable(untrusted))
+    }
+}
