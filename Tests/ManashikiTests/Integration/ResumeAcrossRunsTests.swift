@@ -51,6 +51,27 @@ struct ResumeAcrossRunsTests {
         #expect(f.keptPartials.isEmpty && f.leftovers.isEmpty)
     }
 
+    @Test("a kept partial that already holds the whole artifact (killed before the install) is verified and installed with no storage request")
+    func completePartial() async throws {
+        let f = try RegistryFixture(size: Self.size)
+        let kept = try await Self.interrupt(f, at: 0.5)
+        // The rest of the bytes reached the disk, then the process died before renaming.
+        let name = try #require(f.keptPartials.first).name
+        let partial = f.storage.url.appendingPathComponent(".manashiki/partial/\(name)")
+        let handle = try FileHandle(forWritingTo: partial)
+        try handle.seekToEnd()
+        try handle.write(contentsOf: try #require(f.registry.artifactBytes(modelId: "tiny")).suffix(from: Int(kept)))
+        try handle.close()
+        let storageRequests = f.registry.requestLog().filter { $0.origin == .storage }.count
+        let before = f.registry.storageBytesServed
+        let model = try await f.client().downloadModel("tiny")
+        #expect(model.verified && model.sha256 == f.registry.sha256(modelId: "tiny") && model.resumedFrom == Int64(Self.size))
+        #expect(f.registry.storageBytesServed == before)
+        #expect(f.registry.requestLog().filter { $0.origin == .storage }.count == storageRequests)
+        #expect(try Data(contentsOf: f.installed) == f.registry.artifactBytes(modelId: "tiny"))
+        #expect(f.keptPartials.isEmpty && f.leftovers.isEmpty)
+    }
+
     /// How a kept partial is damaged before the next call.
     enum Damage: String, CaseIterable, Sendable {
         case flippedByte, truncatedSidecar, otherArtifactSidecar, futureFormatSidecar, digestChanged
