@@ -20,8 +20,10 @@ enum {
     MK_CURLOPT_POSTFIELDSIZE_LARGE = 30120, MK_CURLOPT_PROTOCOLS = 181, MK_CURLOPT_TCP_KEEPALIVE = 213,
     MK_CURLOPT_XFERINFODATA = 10057, MK_CURLOPT_XFERINFOFUNCTION = 20219, MK_CURLOPT_PROTOCOLS_STR = 10318,
     MK_CURLOPT_SUPPRESS_CONNECT_HEADERS = 265, MK_CURLOPT_PROXY = 10004, MK_CURLOPT_NOPROXY = 10177,
-    MK_CURLOPT_CAINFO = 10065, MK_CURLOPT_CAPATH = 10097, MK_CURLOPT_CERTINFO = 172,
+    MK_CURLOPT_CAINFO = 10065, MK_CURLOPT_CAPATH = 10097, MK_CURLOPT_CERTINFO = 172, MK_CURLOPT_CAINFO_BLOB = 40309,
 };
+struct mk_blob { void *data; size_t len; unsigned int flags; };
+enum { MK_CURLINFO_CAINFO = 0x100000 + 61 };
 enum { MK_CURLINFO_HTTP_CONNECTCODE = 0x200000 + 22 };
 enum { MK_CURLINFO_CERTINFO = 0x400000 + 34, MK_CURLE_PEER_FAILED_VERIFICATION = 60 };
 struct mk_slist { char *data; struct mk_slist *next; };
@@ -137,6 +139,12 @@ static void apply_tls(CURL *h, const mk_curl_tls *tls) {
     if (!tls) return;
     if (tls->ca_file) api.easy_setopt(h, MK_CURLOPT_CAINFO, tls->ca_file);
     if (tls->ca_path) api.easy_setopt(h, MK_CURLOPT_CAPATH, tls->ca_path);
+    if (tls->ca_blob) {
+        // Copied (CURL_BLOB_COPY): a pooled handle must not keep a pointer to the caller's
+        // bytes. Older libcurl refuses the option and keeps ca_file.
+        struct mk_blob blob = {(void *)tls->ca_blob, tls->ca_blob_length, 1};
+        api.easy_setopt(h, MK_CURLOPT_CAINFO_BLOB, &blob);
+    }
     if (tls->peer_names && tls->peer_names_length) {
         tls->peer_names[0] = 0;
         api.easy_setopt(h, MK_CURLOPT_CERTINFO, 1L);
@@ -155,6 +163,17 @@ static void read_peer_names(CURL *h, const mk_curl_tls *tls) {
         if (!found && strncmp(f->data, subject, strlen(subject)) == 0) found = f->data + strlen(subject);
     }
     if (found) snprintf(tls->peer_names, tls->peer_names_length, "%s", found);
+}
+
+int mk_curl_default_ca_file(char *file, size_t length) {
+    if (mk_curl_load(NULL, 0) != 0 || !length) return -1;
+    CURL *h = api.easy_init();
+    if (!h) return -1;
+    char *path = NULL;
+    int ok = api.easy_getinfo(h, MK_CURLINFO_CAINFO, &path) == 0 && path && path[0];
+    if (ok) snprintf(file, length, "%s", path);
+    api.easy_cleanup(h);
+    return ok ? 0 : -1;
 }
 
 int mk_curl_perform(const mk_curl_request *r, mk_curl_header_cb on_header, mk_curl_data_cb on_data,
@@ -223,6 +242,11 @@ int mk_curl_perform(const mk_curl_request *r, mk_curl_header_cb on_header, mk_cu
 }
 
 #else
+
+int mk_curl_default_ca_file(char *file, size_t length) {
+    (void)file; (void)length;
+    return -1;
+}
 
 int mk_curl_load(char *error, size_t error_length) {
     if (error && error_length) error[0] = 0;

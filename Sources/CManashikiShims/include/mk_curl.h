@@ -15,6 +15,10 @@ typedef struct mk_curl_tls {
     const char *ca_file;
     /// CURLOPT_CAPATH: a hashed directory of trusted CAs; NULL keeps libcurl's built-in default.
     const char *ca_path;
+    /// CURLOPT_CAINFO_BLOB (libcurl 7.77+): PEM text used instead of the CA file when libcurl
+    /// takes it (`ca_file` stays the fallback); NULL for none. Not copied: valid for the call.
+    const void *ca_blob;
+    size_t ca_blob_length;
     /// Out: after CURLE_PEER_FAILED_VERIFICATION, the names in the server certificate
     /// (its subjectAltName, else its subject); empty when unknown.
     char *peer_names;
@@ -46,6 +50,10 @@ typedef int (*mk_curl_header_cb)(void *context, const char *line, size_t length)
 typedef size_t (*mk_curl_data_cb)(void *context, const char *data, size_t length);
 /// Polled about once a second and on progress. Return non-zero to abort (cancellation).
 typedef int (*mk_curl_poll_cb)(void *context);
+
+/// Writes libcurl's built-in CA file (CURLINFO_CAINFO, libcurl 7.84+) into `file`; returns 0,
+/// or -1 when libcurl is unavailable, too old, or built without one.
+int mk_curl_default_ca_file(char *file, size_t length);
 
 /// Loads libcurl once. Returns 0 when available; otherwise writes a reason into `error`.
 int mk_curl_load(char *error, size_t error_length);

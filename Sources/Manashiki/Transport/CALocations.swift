@@ -4,6 +4,11 @@ import Foundation
 /// file and `CURLOPT_CAPATH` directory; nil keeps libcurl's built-in default for that slot
 /// (on Debian `/etc/ssl/certs/ca-certificates.crt` and `/etc/ssl/certs`).
 ///
+/// An explicit bundle is added to the system's trust, not put in its place: libcurl gets the
+/// bundle's PEM followed by its own built-in CA file's (`CURLOPT_CAINFO_BLOB`, which replaces
+/// the CA file), and its CA directory stays; a libcurl older than 7.77 gets the bundle as its
+/// CA file (its directory still trusted, as on Debian and Ubuntu).
+///
 /// Precedence: an explicit `TLSTrust.caBundle` (the manifest's `registry.caBundle`, the CLI's
 /// `--ca-bundle`, or the app's code) > the environment > libcurl's defaults.
 ///
@@ -19,14 +24,24 @@ struct CALocations: Sendable, Equatable {
     var file: String?
     /// `CURLOPT_CAPATH`, or nil for libcurl's default.
     var directory: String?
+    /// `CURLOPT_CAINFO_BLOB`: PEM used instead of `file` when libcurl supports it; nil for none.
+    var pem: Data?
 
     /// The locations for `trust` under `environment`.
     /// - Throws: `APIError.caCertificatesUnusable` naming the variable and the path when a
     ///   variable names something missing or unusable.
-    static func resolve(_ trust: TLSTrust, environment: [String: String]) throws(APIError) -> CALocations {
+    /// - Parameter systemCAFile: libcurl's built-in CA file, whose certificates an explicit
+    ///   bundle is added to (nil when libcurl names none).
+    static func resolve(_ trust: TLSTrust, environment: [String: String], systemCAFile: String? = nil) throws(APIError) -> CALocations {
         if let bundle = trust.caBundle {
-            // Added to the system's trust: the bundle is the CA file, the system directory stays.
-            return CALocations(file: bundle.path, directory: nil)
+            // Added to the system's trust: the bundle and the system CA file as PEM text (the
+            // bundle alone as the CA file for an old libcurl); the system directory stays.
+            var pem = FileManager.default.contents(atPath: bundle.path) ?? Data()
+            if let system = systemCAFile, system != bundle.path, let text = FileManager.default.contents(atPath: system) {
+                pem.append(contentsOf: Array("\n".utf8))
+                pem.append(text)
+            }
+            return CALocations(file: bundle.path, directory: nil, pem: pem)
         }
         func value(_ name: String) -> String? { environment[name].flatMap { $0.isEmpty ? nil : $0 } }
         if let file = value("CURL_CA_BUNDLE") {

@@ -9,15 +9,27 @@ extension CALocations {
         var names = [CChar](repeating: 0, count: 512)
         let result: R = withOptionalCString(file) { file in
             withOptionalCString(directory) { directory in
-                names.withUnsafeMutableBufferPointer { buffer in
-                    var tls = mk_curl_tls(ca_file: file, ca_path: directory, peer_names: buffer.baseAddress, peer_names_length: buffer.count)
-                    return body(&tls)
+                withOptionalBytes(pem) { pem, pemLength in
+                    names.withUnsafeMutableBufferPointer { buffer in
+                        var tls = mk_curl_tls(ca_file: file, ca_path: directory, ca_blob: pem, ca_blob_length: pemLength,
+                                              peer_names: buffer.baseAddress, peer_names_length: buffer.count)
+                        return body(&tls)
+                    }
                 }
             }
         }
         let text = String(decoding: names.prefix { $0 != 0 }.map { UInt8(bitPattern: $0) }, as: UTF8.self)
         return (result, text.trimmingCharacters(in: .whitespaces))
     }
+}
+
+extension CurlTransport {
+    /// libcurl's built-in CA file (e.g. /etc/ssl/certs/ca-certificates.crt), asked once.
+    static let systemCAFile: String? = {
+        var buffer = [CChar](repeating: 0, count: 1024)
+        guard mk_curl_default_ca_file(&buffer, buffer.count) == 0 else { return nil }
+        return String(decoding: buffer.prefix { $0 != 0 }.map { UInt8(bitPattern: $0) }, as: UTF8.self)
+    }()
 }
 
 private func withOptionalCString<R>(_ string: String?, _ body: (UnsafePointer<CChar>?) -> R) -> R {

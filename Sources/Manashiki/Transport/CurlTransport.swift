@@ -39,7 +39,9 @@ public struct CurlTransport: HTTPTransport {
         }
         self.maxQueuedBytes = max(maxQueuedBytes, 1 << 20)
         self.trust = trust
-        caLocations = Result { () throws(APIError) in try CALocations.resolve(trust, environment: ProcessInfo.processInfo.environment) }
+        caLocations = Result { () throws(APIError) in 
+            try CALocations.resolve(trust, environment: ProcessInfo.processInfo.environment, systemCAFile: Self.systemCAFile)
+        }
     }
 
     /// Streams the answer to `request` into `consumer` (see `HTTPTransport`).
@@ -383,7 +385,7 @@ private func withCStrings<R>(_ strings: [String], _ body: (UnsafePointer<UnsafeP
 }
 
 /// Calls `body` with the bytes of `data`, or nil.
-private func withOptionalBytes<R>(_ data: Data?, _ body: (UnsafeRawPointer?, Int) -> R) -> R {
+func withOptionalBytes<R>(_ data: Data?, _ body: (UnsafeRawPointer?, Int) -> R) -> R {
     guard let data else { return body(nil, 0) }
     return data.withUnsafeBytes { body($0.baseAddress, $0.count) }
 }

@@ -12,7 +12,7 @@ import Foundation
 ///
 /// | platform | `.system` | with `caBundle` |
 /// |---|---|---|
-/// | Linux (`CurlTransport`) | libcurl's CA file and directory, or `CURL_CA_BUNDLE` / `SSL_CERT_FILE` / `SSL_CERT_DIR` when set | the bundle is libcurl's CA file; the system CA directory stays trusted; the variables are ignored |
+/// | Linux (`CurlTransport`) | libcurl's CA file and directory, or `CURL_CA_BUNDLE` / `SSL_CERT_FILE` / `SSL_CERT_DIR` when set | the bundle's PEM followed by libcurl's own CA file's (`CURLOPT_CAINFO_BLOB`); the system CA directory stays; the variables are ignored |
 /// | Apple (`URLSessionTransport`) | the system's trust store (and profiles the user installed) | the bundle's CAs are added as anchors next to the system's (`SecTrustSetAnchorCertificatesOnly(false)`) |
 ///
 /// The host name is always checked; nothing here turns verification off.

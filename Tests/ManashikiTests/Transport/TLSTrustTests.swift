@@ -74,11 +74,17 @@ struct TLSTrustTests {
             (.system, ["SSL_CERT_FILE": a.path, "SSL_CERT_DIR": "\(dir.path):\(dir.path)"], CALocations(file: a.path, directory: "\(dir.path):\(dir.path)")),
             (.system, ["CURL_CA_BUNDLE": b.path, "SSL_CERT_FILE": a.path, "SSL_CERT_DIR": dir.path], CALocations(file: b.path)),
             (.system, ["CURL_CA_BUNDLE": "", "SSL_CERT_FILE": a.path], CALocations(file: a.path)),
-            (bundle, ["CURL_CA_BUNDLE": b.path, "SSL_CERT_DIR": dir.path], CALocations(file: a.standardizedFileURL.path)),
+            (bundle, ["CURL_CA_BUNDLE": b.path, "SSL_CERT_DIR": dir.path], CALocations(file: a.standardizedFileURL.path, pem: Data(Self.bundle.utf8))),
         ]
         for (trust, environment, expected) in cases {
             #expect(try CALocations.resolve(trust, environment: environment) == expected, "\(environment)")
         }
+        // An explicit bundle adds to libcurl's own CA file: its PEM, then the system's.
+        let system = dir.appendingPathComponent("system.pem")
+        try Data("SYSTEM ROOTS\n".utf8).write(to: system)
+        let added = try CALocations.resolve(bundle, environment: [:], systemCAFile: system.path)
+        #expect(added == CALocations(file: a.standardizedFileURL.path, pem: Data((Self.bundle + "\nSYSTEM ROOTS\n").utf8)))
+        #expect(try CALocations.resolve(.system, environment: [:], systemCAFile: system.path) == CALocations())
     }
 
     @Test("a variable naming something unusable is an error naming the variable and the path",
