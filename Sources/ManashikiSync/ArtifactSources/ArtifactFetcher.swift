@@ -60,7 +60,7 @@ struct ArtifactFetcher: Sendable {
     ///   - registryRefusal: why the registry may not be used for it (`--offline`, `"fallback":
     ///     "none"`, a locked artifact it no longer serves), or nil when it may.
     ///   - registry: downloads from the registry (with its retries and session token).
-    ///   - warn: reports a source that served bad bytes.
+    ///   - warn: reports a source that served bad bytes, or whose certificate does not verify.
     /// - Throws: the registry's error, or a `SyncFailure` listing every source tried.
     func fetch(_ modelId: String, target: ArtifactTarget, store: () throws -> StorageDirectory, run: DownloadOptions,
                progress: @escaping @Sendable (Int64, Int64?) -> Void, warn: @Sendable (String) -> Void, registryRefusal: String?,
@@ -93,8 +93,14 @@ struct ArtifactFetcher: Sendable {
                 throw CancellationError()
             } catch {
                 let why = Self.describe(error, target: target)
-                if case APIError.integrityMismatch? = error as? APIError {
+                switch error as? APIError {
+                case .integrityMismatch?:
                     warn("\(s.label) served a corrupt copy of \(modelId) \(target.version) (\(why)); it was rejected and not installed")
+                case .untrustedCertificate?, .certificateNameMismatch?:
+                    // A configuration problem someone must fix, not a passing failure: say so.
+                    warn("\(s.label) was not used for \(modelId): \(why)")
+                default:
+                    break
                 }
                 skipped.append("\(s.label): \(why)")
             }

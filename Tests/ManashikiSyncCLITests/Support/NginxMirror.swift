@@ -27,8 +27,8 @@ final class NginxMirror: @unchecked Sendable {
     var accessLog: String { (try? String(contentsOf: workdir.appendingPathComponent("access.log"), encoding: .utf8)) ?? "" }
     var errorLog: String { (try? String(contentsOf: workdir.appendingPathComponent("error.log"), encoding: .utf8)) ?? "" }
 
-    convenience init(root: URL) async throws {
-        try await self.init(server: "root \(root.path);\n    location /blobs/ { default_type application/octet-stream; }")
+    convenience init(root: URL, tls: (certificate: URL, key: URL)? = nil) async throws {
+        try await self.init(server: "root \(root.path);\n    location /blobs/ { default_type application/octet-stream; }", tls: tls)
     }
 
     /// nginx with `server` as the body of its one server block (after `listen`).

@@ -175,6 +175,32 @@ struct PrivateCATests {
         #expect(proxied == 0)
     }
 
+    @Test("the CA applies to mirrors too: an https mirror with the private CA's certificate serves every byte with --ca-bundle; without it the mirror is refused as untrusted and the registry serves")
+    func mirrorOverTLS() async throws {
+        try #require(NginxMirror.isInstalled, "nginx is not installed (apt-get install nginx-light; .ci/run installs it)")
+        let (fixture, bundle) = try await FleetTests.exported(models: ["alpha"])
+        let ca = try await TestCertificateAuthority.make()
+        defer { ca.remove() }
+        let nginx = try await NginxMirror(root: bundle, tls: try await ca.serverCertificate("mirror", subjectAltName: "IP:127.0.0.1"))
+        let extra = #""sources": [{"mirror": "\#(nginx.baseURL)"}],"#
+        let trusted = try FleetTests.secondMachine(fixture, "trusted", models: ["alpha"], extra: extra)
+        let untrusted = try FleetTests.secondMachine(fixture, "untrusted", models: ["alpha"], extra: extra)
+        let before = fixture.registry.storageBytesServed
+        let viaMirror = try await CLIProcess.run(["sync", "--json", "--ca-bundle", ca.certificate.path], environment: fixture.environment, in: trusted)
+        let servedForTrusted = fixture.registry.storageBytesServed - before
+        let fallback = try await CLIProcess.run(["sync", "--json", "-v"], environment: fixture.environment, in: untrusted)
+        let servedForUntrusted = fixture.registry.storageBytesServed - before - servedForTrusted
+        await nginx.stop()
+        #expect(viaMirror.status == 0, "\(viaMirror.all)")
+        #expect(servedForTrusted == 0)
+        #expect(FleetTests.models(viaMirror.summary())["alpha"]?["source"] as? String == "mirror \(nginx.baseURL)")
+        #expect(fallback.status == 0, "\(fallback.all)")
+        #expect(servedForUntrusted == 64 << 10)
+        let warnings = fallback.summary()["warnings"] as? [String] ?? []
+        #expect(warnings.contains { $0.hasPrefix("mirror \(nginx.baseURL) was not used for alpha: The certificate of 127.0.0.1 is not trusted: unable to get local issuer certificate.") }, "\(warnings)")
+        for dir in [trusted, untrusted] { #expect(FleetTests.installed(dir, "alpha") == fixture.registry.artifactBytes(modelId: "alpha")) }
+    }
+
     @Test("SDK: DefaultTransport(trust: TLSTrust(caBundle:)) fetches over TLS from a private CA; DefaultTransport() refuses it with APIError.untrustedCertificate")
     func sdkTrust() async throws {
         let setup = try await Setup()
