@@ -28,9 +28,9 @@ struct ProxyTests {
     }
 
     /// The storage origin's requests carried no credential of any kind.
-    static func expectStorageGotNoKey(_ fixture: Fixture, sourceLocation: SourceLocation = #_sourceLocation) {
+    static func expectStorageGotNoKey(_ fixture: Fixture, atLeast: Int = 2, sourceLocation: SourceLocation = #_sourceLocation) {
         let storage = fixture.registry.requestLog().filter { $0.origin == .storage }
-        #expect(storage.count >= 2, "no storage request reached the registry", sourceLocation: sourceLocation)
+        #expect(storage.count >= atLeast, "no storage request reached the registry", sourceLocation: sourceLocation)
         for request in storage {
             #expect(request.header("X-API-Key") == nil && request.header("Authorization") == nil,
                     "the storage host got a credential: \(request.headers)", sourceLocation: sourceLocation)
@@ -134,6 +134,28 @@ struct ProxyTests {
         Self.expectStorageGotNoKey(fixture)
         Self.expectNoSecrets(refused)
         Self.expectNoSecrets(accepted)
+    }
+
+    @Test("an https registry (nginx with a private CA) through HTTPS_PROXY: the sync succeeds, and the proxy sees only CONNECT host:port, never a request or the key")
+    func httpsThroughConnect() async throws {
+        try Self.requireTinyproxy()
+        let setup = try await PrivateCATests.Setup()
+        let proxy = try await TinyProxy()
+        try setup.writeManifest()
+        let result = try await setup.run(["sync", "--json", "-v"], environment: [
+            "HTTPS_PROXY": "http://\(proxy.address)", "SSL_CERT_FILE": setup.ca.certificate.path,
+        ])
+        let requests = await proxy.stop()
+        let proxied = setup.proxiedRequests
+        await setup.stop()
+        #expect(result.status == 0, "\(result.all)")
+        #expect(setup.fixture.isInstalledIntact("alpha"))
+        #expect(proxied >= 2, "nginx relayed \(proxied) requests") // catalog and ticket, through the tunnel
+        let tunnel = "CONNECT \(setup.nginx.baseURL.replacingOccurrences(of: "https://", with: "")) HTTP/1.1"
+        #expect(!requests.isEmpty && requests.allSatisfy { $0 == tunnel }, "\(requests)")
+        // The storage URL is plain http to loopback: HTTPS_PROXY does not apply to it.
+        Self.expectStorageGotNoKey(setup.fixture, atLeast: 1)
+        Self.expectNoSecrets(result)
     }
 
     @Test("an https registry through the proxy's CONNECT: its refusals are worded errors naming the proxy, terminal or retryable", arguments: [
