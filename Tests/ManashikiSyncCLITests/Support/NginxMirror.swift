@@ -36,9 +36,8 @@ final class NginxMirror: @unchecked Sendable {
         isTLS = tls != nil
         workdir = FileManager.default.temporaryDirectory.appendingPathComponent("nginx-\(UUID().uuidString.prefix(8))")
         try FileManager.default.createDirectory(at: workdir.appendingPathComponent("tmp"), withIntermediateDirectories: true)
-        port = try Self.freePort()
         let w = workdir.path
-        let config = """
+        func config(_ port: Int) -> String { """
         daemon off;
         master_process on;
         worker_processes 1;
@@ -57,16 +56,35 @@ final class NginxMirror: @unchecked Sendable {
             \(server)
           }
         }
-        """
+        """ }
         let path = workdir.appendingPathComponent("nginx.conf").path
-        try config.write(toFile: path, atomically: true, encoding: .utf8)
-        child = try RunningChild.start(Self.executable, ["-c", path, "-p", w], path: "/usr/sbin:/usr/bin:/bin", in: workdir)
-        let ready = await child.wait(timeout: 20) { Self.accepts(port: port) }
-        guard ready else {
+        let pidFile = w + "/nginx.pid"
+        // A free port can be taken by another test's server before nginx binds it; nginx then
+        // exits (bind: address in use) while the port still accepts, served by the other one.
+        // So ours is ready only once its master wrote the pid file, which nginx does after
+        // binding; otherwise try another port.
+        var started: (port: Int, child: RunningChild)?
+        for _ in 0..<5 where started == nil {
+            let candidate = try Self.freePort()
+            try config(candidate).write(toFile: path, atomically: true, encoding: .utf8)
+            try? FileManager.default.removeItem(atPath: pidFile)
+            let child = try RunningChild.start(Self.executable, ["-c", path, "-p", w], path: "/usr/sbin:/usr/bin:/bin", in: workdir)
+            let ready = await child.wait(timeout: 20) {
+                !child.isRunning || (FileManager.default.fileExists(atPath: pidFile) && Self.accepts(port: candidate))
+            }
+            if ready && child.isRunning {
+                started = (candidate, child)
+            } else {
+                child.send(SIGKILL)
+                _ = await child.finish(timeout: 5)
+            }
+        }
+        guard let started else {
             let log = (try? String(contentsOfFile: w + "/error.log", encoding: .utf8)) ?? ""
-            child.send(SIGKILL)
             throw NSError(domain: "NginxMirror", code: 1, userInfo: [NSLocalizedDescriptionKey: "nginx did not start: \(log)"])
         }
+        port = started.port
+        child = started.child
     }
 
     func stop() async {
