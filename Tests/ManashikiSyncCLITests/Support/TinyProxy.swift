@@ -17,6 +17,7 @@ final class TinyProxy: @unchecked Sendable {
     let port: Int
     let workdir: URL
     private let child: RunningChild
+    private var stopped = false
 
     /// `127.0.0.1:port`.
     var address: String { "127.0.0.1:\(port)" }
@@ -70,10 +71,16 @@ final class TinyProxy: @unchecked Sendable {
         self.child = child
     }
 
+    /// A test that threw before `stop()` leaves no proxy running.
+    deinit {
+        if !stopped { child.send(SIGKILL) }
+    }
+
     /// Stops it and returns the request lines it relayed (`requests`, read once it has exited,
     /// so every line is in the file).
     @discardableResult
     func stop() async -> [String] {
+        stopped = true
         child.send(SIGTERM)
         _ = await child.finish(timeout: 10)
         let relayed = requests
