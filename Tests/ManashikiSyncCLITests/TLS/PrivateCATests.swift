@@ -70,6 +70,7 @@ struct PrivateCATests {
         try setup.writeManifest()
         let result = try await setup.run()
         let handshakes = await setup.failedHandshakes()
+        let json = try await setup.run(["sync", "--json"])
         await setup.stop()
         #expect(result.status == 1, "\(result.all)")
         #expect(result.stderr.contains("the certificate of 127.0.0.1 is not trusted: unable to get local issuer certificate — "), "\(result.stderr)")
@@ -79,6 +80,12 @@ struct PrivateCATests {
         #expect(handshakes == 1, "\(setup.nginx.errorLog)")
         #expect(setup.proxiedRequests == 0)
         #expect(setup.fixture.installed("alpha") == nil)
+        // --json: the summary's error, terminal, with the hint apart.
+        let error = try #require(json.summary()["error"] as? [String: Any])
+        #expect(json.status == 1)
+        #expect(error["kind"] as? String == "terminal")
+        #expect(error["message"] as? String == "the certificate of 127.0.0.1 is not trusted: unable to get local issuer certificate")
+        #expect((error["hint"] as? String)?.hasPrefix(Self.advice) == true)
     }
 
     @Test("registry.caBundle naming the CA (relative to the manifest): the sync succeeds over TLS")
