@@ -169,6 +169,16 @@ struct PrivateCATests {
         #expect(fixture.registry.requestLog().isEmpty)
     }
 
+    @Test("--ca-bundle naming a missing file: a usage error naming the flag and the path (exit 2), nothing sent")
+    func badFlagCABundle() async throws {
+        let fixture = try Fixture(models: ["alpha"])
+        let result = try await fixture.run(["sync", "--ca-bundle", "no-such-ca.pem"])
+        let path = fixture.directory.appendingPathComponent("no-such-ca.pem").standardizedFileURL.path
+        #expect(result.status == 2, "\(result.all)")
+        #expect(result.stderr.contains("--ca-bundle \(path) does not exist; pass a PEM file holding the CA certificate(s) to trust"), "\(result.stderr)")
+        #expect(fixture.registry.requestLog().isEmpty)
+    }
+
     @Test("a trusted certificate issued for another name: 'valid for other.example, not 127.0.0.1', terminal, one attempt")
     func hostnameMismatch() async throws {
         let setup = try await Setup(subjectAltName: "DNS:other.example")
