@@ -55,15 +55,18 @@ public struct TLSTrust: Sendable, Hashable {
     }
 
     /// The DER bytes of every `-----BEGIN CERTIFICATE-----` block in `pem` that decodes.
+    /// Works on bytes: a system bundle (Debian's is 210 KB, read whenever `CURL_CA_BUNDLE` or
+    /// `SSL_CERT_FILE` names it) took 15 ms per transport when walked as `Character`s.
     static func certificates(inPEM pem: Data) -> [Data] {
-        let text = String(decoding: pem, as: UTF8.self)
-        let begin = "-----BEGIN CERTIFICATE-----", end = "-----END CERTIFICATE-----"
+        let begin = Data("-----BEGIN CERTIFICATE-----".utf8), end = Data("-----END CERTIFICATE-----".utf8)
         var found: [Data] = []
-        var rest = text[...]
-        while let start = rest.range(of: begin), let stop = rest[start.upperBound...].range(of: end) {
-            let body = rest[start.upperBound..<stop.lowerBound].filter { !$0.isWhitespace }
-            if let der = Data(base64Encoded: String(body)), !der.isEmpty { found.append(der) }
-            rest = rest[stop.upperBound...]
+        var from = pem.startIndex
+        while let start = pem.range(of: begin, in: from..<pem.endIndex),
+              let stop = pem.range(of: end, in: start.upperBound..<pem.endIndex) {
+            // Base64 lines with their line breaks (and any blanks) removed.
+            let body = pem[start.upperBound..<stop.lowerBound].filter { !(0x09...0x0D).contains($0) && $0 != 0x20 }
+            if let der = Data(base64Encoded: body), !der.isEmpty { found.append(der) }
+            from = stop.upperBound
         }
         return found
     }

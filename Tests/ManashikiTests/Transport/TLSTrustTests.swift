@@ -28,12 +28,13 @@ struct TLSTrustTests {
         return dir
     }
 
-    @Test("every CERTIFICATE block of a PEM file is read, in order, and nothing else")
-    func readsCertificates() throws {
+    @Test("every CERTIFICATE block of a PEM file is read, in order, and nothing else, whatever its line breaks",
+          arguments: ["\n", "\r\n"])
+    func readsCertificates(_ lineBreak: String) throws {
         let dir = try Self.scratch()
         defer { try? FileManager.default.removeItem(at: dir) }
         let file = dir.appendingPathComponent("corp.pem")
-        try Data(Self.bundle.utf8).write(to: file)
+        try Data(Self.bundle.replacingOccurrences(of: "\n", with: lineBreak).utf8).write(to: file)
         let trust = try TLSTrust(caBundle: file)
         #expect(trust.certificates == [Data([1, 2, 3, 4, 5]), Data([10, 11, 12])])
         #expect(trust.caBundle == file.standardizedFileURL)
