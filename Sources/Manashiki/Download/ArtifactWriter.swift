@@ -185,8 +185,8 @@ final class ArtifactWriter: HTTPBodyConsumer, @unchecked Sendable {
     }
 
     /// Continues after the first `length` bytes already in the file (a kept partial): hashes
-    /// them again from disk (nothing stored about them is trusted), drops anything after them,
-    /// and reports them as progress.
+    /// them again from disk (nothing stored about them is trusted) and drops anything after
+    /// them. The caller reports them as progress.
     func adoptPrefix(_ length: Int64) throws {
         blockCount = 0
         hasher = SHA256Hasher()
@@ -204,7 +204,6 @@ final class ArtifactWriter: HTTPBodyConsumer, @unchecked Sendable {
         _ = lseek(fd, off_t(offset), SEEK_SET)
         written = offset
         writebackStarted = offset
-        progress?(written, expectedSize)
     }
 
     private func checkDeclared(_ length: Int64?) throws {

@@ -25,7 +25,23 @@ public struct DownloadOptions: Sendable, Hashable {
     /// A bandwidth budget to draw from; nil (the default) for no limit. Share one limiter
     /// between downloads for one limit over all of them (`BandwidthLimiter`).
     public var rateLimiter: BandwidthLimiter?
+    /// Called once, before the transfer continues, when a download resumes a kept partial:
+    /// with the bytes of it that were hashed again and will not be fetched (the first progress
+    /// report follows with the same number). Not called for a download that starts at byte 0.
+    /// Options compare equal whatever this closure is.
+    public var onResume: (@Sendable (_ bytesKept: Int64) -> Void)? {
+        get { resumeObserver?.body }
+        set { resumeObserver = newValue.map(Observer.init) }
+    }
+    private var resumeObserver: Observer?
 
     /// The defaults.
     public init() {}
+
+    /// A closure that takes no part in equality or hashing (an observer, not a setting).
+    private struct Observer: Sendable, Hashable {
+        let body: @Sendable (Int64) -> Void
+        static func == (_: Observer, _: Observer) -> Bool { true }
+        func hash(into hasher: inout Hasher) {}
+    }
 }

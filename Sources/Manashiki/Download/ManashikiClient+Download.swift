@@ -144,6 +144,8 @@ extension ManashikiClient {
             try writer.adoptPrefix(resumedFrom)
             resumedFrom = writer.written
             progressMark = resumedFrom
+            if resumedFrom > 0 { options.onResume?(resumedFrom) }
+            progress?(resumedFrom, expectedSize)
         }
 
         attempt: while true {

@@ -18,6 +18,10 @@ public enum SyncEvent: Sendable, Equatable {
     case planReady(Plan)
     /// An action started.
     case modelStarted(modelId: String, action: PlanAction)
+    /// A download continues a partial one kept from an interrupted run (or attempt):
+    /// `bytesKept` were hashed again and are not fetched. Comes after `.modelStarted` and before
+    /// the first `.progress` (which reports the same bytes).
+    case resumed(modelId: String, bytesKept: Int64, totalBytes: Int64?)
     /// Bytes of a download: written so far and the total when known.
     case progress(modelId: String, bytesWritten: Int64, totalBytes: Int64?)
     /// A retryable failure; the action is retried after `delay`.

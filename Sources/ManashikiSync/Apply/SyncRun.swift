@@ -347,13 +347,16 @@ final class SyncRun: Sendable {
             let progress: @Sendable (Int64, Int64?) -> Void = { [emit] written, total in
                 emit(.progress(modelId: id, bytesWritten: written, totalBytes: total))
             }
+            var resumable = downloadOptions
+            resumable.onResume = { [emit] kept in emit(.resumed(modelId: id, bytesKept: kept, totalBytes: target.size)) }
+            let options = resumable
             let fetched: ArtifactFetcher.Fetched
             do {
                 let directory = layout.directory
-                fetched = try await context.fetcher.fetch(id, target: target, store: { try StorageDirectory(url: directory) }, run: downloadOptions, progress: progress,
+                fetched = try await context.fetcher.fetch(id, target: target, store: { try StorageDirectory(url: directory) }, run: options, progress: progress,
                                                           warn: { [sourceWarnings] text in sourceWarnings.withLock { $0.append(text) } },
                                                           registryRefusal: context.registryRefusal(id, target)) { [self] in
-                    try await self.registryDownload(id, target: target, expected: expected, progress: progress)
+                    try await self.registryDownload(id, target: target, expected: expected, options: options, progress: progress)
                 }
             } catch { return fail(SyncFailure(error)) }
             let downloaded = fetched.model
@@ -383,7 +386,7 @@ final class SyncRun: Sendable {
 
     /// Downloads from the registry with the retry policy, minting or reading the session token
     /// of a private model first.
-    private func registryDownload(_ id: String, target: ArtifactTarget, expected: ExpectedArtifact,
+    private func registryDownload(_ id: String, target: ArtifactTarget, expected: ExpectedArtifact, options: DownloadOptions,
                                   progress: @escaping @Sendable (Int64, Int64?) -> Void) async throws -> DownloadedModel {
         var token: String?
         if target.needsSession {
@@ -394,7 +397,6 @@ final class SyncRun: Sendable {
         }
         // The deadline holds for the whole model, retries included: each attempt gets what is
         // left of it, and none starts (or is retried) once it has passed.
-        let options = downloadOptions
         let end = options.deadline.map { Date().addingTimeInterval($0) }
         return try await retry.run({ [registry, token] in
             var attempt = options

@@ -14,6 +14,8 @@ package final class PlainRenderer: RunRenderer, @unchecked Sendable {
     private let lock = NSLock()
     private var started: [String: Double] = [:]
     private var lastLine: [String: Double] = [:]
+    /// Bytes each resumed download kept (not counted in its rate).
+    private var resumedBytes: [String: Int64] = [:]
 
     /// A renderer on `console.out`.
     /// With `dryRun` the plan is printed once, as a table, at the end.
@@ -54,13 +56,16 @@ package final class PlainRenderer: RunRenderer, @unchecked Sendable {
             guard now - (lastLine[id] ?? now) >= progressInterval else { return }
             lastLine[id] = now
             let elapsed = now - (started[id] ?? now)
-            let rate = elapsed > 0 ? Double(written) / elapsed : 0
+            let rate = elapsed > 0 ? Double(written - (resumedBytes[id] ?? 0)) / elapsed : 0
             if let total, total > 0 {
                 let eta = rate > 0 ? ByteFormat.duration(Double(total - written) / rate) : "-"
                 say("\(id): \(Int(Double(written) * 100 / Double(total)))% — \(ByteFormat.bytes(written)) of \(ByteFormat.bytes(total)), \(ByteFormat.rate(rate)), ETA \(eta)")
             } else {
                 say("\(id): \(ByteFormat.bytes(written)) so far, \(ByteFormat.rate(rate))")
             }
+        case .resumed(let id, let kept, let total):
+            resumedBytes[id] = kept
+            say("\(id): \(Self.resumeText(kept: kept, total: total))")
         case .retrying(let id, let attempt, let delay, let reason):
             say("\(id ?? "catalog"): attempt \(attempt) failed (\(reason)); retrying in \(ByteFormat.duration(JSONEventWriter.seconds(delay)))")
         case .modelFinished(let result):
@@ -72,6 +77,11 @@ package final class PlainRenderer: RunRenderer, @unchecked Sendable {
         case .finished:
             break
         }
+    }
+
+    /// `resuming: 8.4 MiB of 12.0 MiB kept from an interrupted download`.
+    static func resumeText(kept: Int64, total: Int64?) -> String {
+        "resuming: \(ByteFormat.bytes(kept))\(total.map { " of \(ByteFormat.bytes($0))" } ?? "") kept from an interrupted download"
     }
 
     /// `id: installed 1.4.0 (4.0 MiB in 2s)`.

@@ -8,6 +8,8 @@ package final class ProgressRenderer: RunRenderer, @unchecked Sendable {
     private struct Active {
         var action: PlanAction
         var written: Int64 = 0
+        /// Bytes kept from an interrupted download (not counted in the rate).
+        var kept: Int64 = 0
         var total: Int64?
         var start: Double
     }
@@ -58,6 +60,11 @@ package final class ProgressRenderer: RunRenderer, @unchecked Sendable {
                 active[id] = Active(action: action, total: action.target?.size, start: now)
                 order.append(id)
             }
+            force = true
+        case .resumed(let id, let kept, let total):
+            active[id]?.kept = kept
+            active[id]?.written = kept
+            pending.append("\(id): \(PlainRenderer.resumeText(kept: kept, total: total))")
             force = true
         case .progress(let id, let written, let total):
             active[id]?.written = written
@@ -139,7 +146,7 @@ package final class ProgressRenderer: RunRenderer, @unchecked Sendable {
         var lines = order.compactMap { id -> String? in
             guard let a = active[id] else { return nil }
             let elapsed = now - a.start
-            let rate = elapsed > 0 ? Double(a.written) / elapsed : 0
+            let rate = elapsed > 0 ? Double(a.written - a.kept) / elapsed : 0
             return bar(name: id, width: nameWidth, written: a.written, total: a.total, rate: rate)
         }
         let written = finishedBytes + active.values.reduce(0) { $0 + $1.written }

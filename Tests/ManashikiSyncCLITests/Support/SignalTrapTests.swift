@@ -2,6 +2,7 @@ import Foundation
 import Testing
 import ManashikiTestSupport
 import ManashikiRegistry
+import ManashikiSyncCLI
 #if canImport(Glibc)
 import Glibc
 #endif
@@ -34,6 +35,32 @@ struct SignalTrapTests {
         let kept = PartialFolder.kept(in: fixture.store)
         #expect(kept.count == 1 && kept.first?.sidecar.modelId == "beta" && (kept.first?.bytes ?? 0) > 0)
         #expect(result.summary()["outcome"] as? String == "cancelled")
+
+        // The next run says, as it happens, that it continues the kept bytes.
+        fixture.registry.clearFaults()
+        let keptBytes = try #require(kept.first).bytes
+        let next = try await fixture.run(["sync", "--json"])
+        #expect(next.status == 0)
+        let resumed = next.jsonLines().filter { $0["type"] as? String == "model.resumed" }
+        #expect(resumed.count == 1)
+        #expect(resumed.first?["modelId"] as? String == "beta")
+        #expect((resumed.first?["bytesKept"] as? NSNumber)?.int64Value == keptBytes)
+        let beta = (next.summary()["models"] as? [[String: Any]])?.first { $0["modelId"] as? String == "beta" }
+        #expect((beta?["resumedFrom"] as? NSNumber)?.int64Value == keptBytes)
+        #expect(fixture.installed("beta") != nil && PartialFolder.kept(in: fixture.store).isEmpty)
+    }
+
+    @Test("plain output says a download resumes, with the bytes kept")
+    func resumeLine() async throws {
+        let fixture = try Fixture()
+        _ = try await Self.interruptSlowSync(fixture, with: SIGINT)
+        let kept = try #require(PartialFolder.kept(in: fixture.store).first).bytes
+        fixture.registry.clearFaults()
+        let next = try await fixture.run(["sync"])
+        #expect(next.status == 0)
+        let line = next.stdoutLines.first { $0.hasPrefix("beta: resuming: ") }
+        #expect(line?.contains("kept from an interrupted download") == true, "\(next.stdout)")
+        #expect(line?.contains(ByteFormat.bytes(kept)) == true, "\(line ?? "")")
     }
 
     @Test("SIGTERM during a download exits 143")

@@ -204,6 +204,31 @@ struct DownloadModelTests {
         #expect(mock.requests.last?.headers["Range"] == "bytes=1500000-")
     }
 
+    @Test("a 416 to a resumed range (the host's object disagrees with the bytes kept) starts over from byte 0 and verifies")
+    func rangeNotSatisfiableRestarts() async throws {
+        defer { dir.cleanup() }
+        let s = ScriptedStorage()
+        s.storage = { n, request, data in
+            switch n {
+            case 0:
+                return MockResponse(status: 200, headers: ["Content-Length": String(data.count)], chunks: [Data(data.prefix(1_500_000))],
+                                    failAfterBody: .transport("the connection to cdn.example.test was lost"))
+            case 1:
+                return MockResponse(status: 416, headers: ["Content-Range": "bytes */1000"])
+            default:
+                return ScriptedStorage.serve(request, data)
+            }
+        }
+        let (client, mock) = try client(s)
+        let model = try await client.downloadModel("tiny")
+        #expect(model.verified && model.sha256 == s.sha)
+        #expect(try Data(contentsOf: model.localURL) == s.artifact)
+        let storage = mock.requests.filter { $0.url.host == "cdn.example.test" }
+        #expect(storage.count == 3)
+        #expect(storage.map { $0.headers["Range"] } == [nil, "bytes=1500000-", nil])
+        #expect(leftovers().isEmpty)
+    }
+
     @Test("an expired signed URL (403, 410) is refreshed and the transfer continues from where it stopped", arguments: [403, 410])
     func expiredURL(status: Int) async throws {
         defer { dir.cleanup() }

@@ -40,7 +40,17 @@ struct ResumeAcrossRunsTests {
         #expect(kept >= Int64(Double(Self.size) * 0.6) && kept < Int64(Self.size))
         let before = f.registry.storageBytesServed
         let progress = Locked<[Int64]>([])
-        let model = try await f.client().downloadModel("tiny") { w, _ in progress.withLock { $0.append(w) } }
+        // onResume is called once, with the kept bytes, before the first progress report.
+        let resumes = Locked<[(kept: Int64, reportsBefore: Int)]>([])
+        var options = DownloadOptions()
+        options.onResume = { kept in
+            let reports = progress.withLock { $0.count }
+            resumes.withLock { $0.append((kept, reports)) }
+        }
+        let model = try await f.client().downloadModel("tiny", session: nil, expecting: nil, options: options) { w, _ in
+            progress.withLock { $0.append(w) }
+        }
+        #expect(resumes.current.map(\.kept) == [kept] && resumes.current.first?.reportsBefore == 0)
         let transferred = f.registry.storageBytesServed - before
         #expect(model.sha256 == f.registry.sha256(modelId: "tiny") && model.resumedFrom == kept)
         #expect(transferred == Int64(Self.size) - kept, "transferred \(transferred) of \(Self.size), kept \(kept)")
