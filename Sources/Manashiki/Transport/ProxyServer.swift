@@ -43,6 +43,13 @@ struct ProxyServer: Sendable, Hashable, CustomStringConvertible {
         if let port = components.port, !(1...65535).contains(port) {
             throw Invalid(reason: "its port is not between 1 and 65535")
         }
+        // Foundation takes `user:p@ss@host` and `user:pa ss@host` (splitting at the last `@`,
+        // encoding what it must); libcurl refuses them and then reports the proxy's name as
+        // unresolvable, a retryable error. Check the text as written and say what to do.
+        let authority = text[text.range(of: "://")!.upperBound...].prefix { !"/?#".contains($0) }
+        if let at = authority.lastIndex(of: "@"), !authority[..<at].split(separator: ":", maxSplits: 1).allSatisfy({ Self.isPercentEncoded(String($0)) }) {
+            throw Invalid(reason: "its user name or password holds a character that must be percent-encoded (@ as %40, : as %3A, / as %2F, space as %20, % as %25)")
+        }
         self.variable = variable
         self.scheme = scheme
         self.host = host
@@ -50,6 +57,25 @@ struct ProxyServer: Sendable, Hashable, CustomStringConvertible {
         self.port = components.port ?? (scheme == "https" ? 443 : 1080)
         hasCredentials = components.percentEncodedUser.map { !$0.isEmpty } ?? false
         curlURL = text
+    }
+
+    /// Whether `text` holds only what RFC 3986 allows in userinfo (unreserved characters,
+    /// sub-delimiters, `%` with two hex digits).
+    static func isPercentEncoded(_ text: String) -> Bool {
+        let allowed = Set("abcdefghijklmnopqrstuvwxyzABCDEFGHIJKLMNOPQRSTUVWXYZ0123456789-._~!$&'()*+,;=".utf8)
+        let bytes = Array(text.utf8)
+        var i = 0
+        while i < bytes.count {
+            if bytes[i] == UInt8(ascii: "%") {
+                guard i + 2 < bytes.count, Character(Unicode.Scalar(bytes[i + 1])).isHexDigit,
+                      Character(Unicode.Scalar(bytes[i + 2])).isHexDigit else { return false }
+                i += 3
+            } else {
+                guard allowed.contains(bytes[i]) else { return false }
+                i += 1
+            }
+        }
+        return true
     }
 
     /// `host:port` (`[::1]:3128` for IPv6), for messages.

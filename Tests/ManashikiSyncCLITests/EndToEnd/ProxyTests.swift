@@ -213,4 +213,19 @@ struct ProxyTests {
         Self.expectNoSecrets(untrusted)
         Self.expectNoSecrets(withFlag)
     }
+
+    @Test("a proxy password with an unencoded @ or space: a terminal error saying to percent-encode it, sent nowhere, never retried or printed", arguments: ["@", " "])
+    func unencodedPassword(_ character: String) async throws {
+        let fixture = try Fixture()
+        let port = try NginxMirror.freePort()
+        let value = "http://alice:\(Self.password)\(character)x@127.0.0.1:\(port)"
+        let result = try await fixture.run(["sync", "--json"], environment: fixture.environment.merging(["http_proxy": value]) { $1 })
+        #expect(result.status == 1, "\(result.all)")
+        #expect(result.stderr.contains("http_proxy is not a usable proxy URL: its user name or password holds a character that must be percent-encoded"), "\(result.stderr)")
+        #expect(!result.all.contains("attempts") && !result.all.contains("could not be resolved"), "\(result.all)")
+        let error = try #require(result.summary()["error"] as? [String: Any], "\(result.stdout)")
+        #expect(error["kind"] as? String == "terminal", "\(error)")
+        #expect(fixture.registry.requestLog().isEmpty)
+        Self.expectNoSecrets(result)
+    }
 }

@@ -128,4 +128,20 @@ struct ProxyEnvironmentTests {
             #expect(!reason.contains("s3cr3t") && !reason.contains("alice"))
         }
     }
+
+    @Test("user names and passwords must be percent-encoded (libcurl cannot parse them otherwise); encoded ones are accepted", arguments: [
+        ("http://alice:p@ss@proxy.corp:3128", false), ("http://alice:pa ss@proxy.corp:3128", false), ("http://al ice:pass@proxy.corp:3128", false),
+        ("http://alice:p%zzss@proxy.corp:3128", false),
+        ("http://alice:p%40ss@proxy.corp:3128", true), ("http://al%20ice:p%3Ass%2F@proxy.corp:3128", true), ("http://alice:p!$&'()*+,;=~-._ss@proxy.corp:3128", true),
+        ("http://alice@proxy.corp:3128", true),
+    ])
+    func userInfoEncoding(_ value: String, _ accepted: Bool) throws {
+        let route = ProxyEnvironment(["https_proxy": value]).route(for: try #require(URL(string: "https://registry.example/")))
+        if accepted {
+            #expect(route.server?.address == "proxy.corp:3128", "\(route)")
+        } else {
+            guard case .invalid(_, let reason) = route else { Issue.record("\(value) was accepted: \(route)"); return }
+            #expect(reason.hasPrefix("its user name or password holds a character that must be percent-encoded"), "\(reason)")
+        }
+    }
 }
