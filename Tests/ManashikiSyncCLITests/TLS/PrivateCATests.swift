@@ -137,6 +137,23 @@ struct PrivateCATests {
         #expect(setup.fixture.isInstalledIntact("alpha"))
     }
 
+    @Test("--ca-bundle holding only a non-CA certificate (another CA's server certificate): a terminal error saying the bundle does not hold the issuing CA, one attempt")
+    func bundleWithoutTheCA() async throws {
+        let setup = try await Setup()
+        let other = try await TestCertificateAuthority.make(name: "Unrelated CA")
+        defer { other.remove() }
+        let leaf = try await other.serverCertificate("leaf", subjectAltName: "DNS:leaf.example")
+        try setup.writeManifest()
+        let result = try await setup.run(["sync", "--ca-bundle", leaf.certificate.path])
+        let handshakes = await setup.failedHandshakes()
+        await setup.stop()
+        #expect(result.status == 1, "\(result.all)")
+        #expect(result.stderr.contains("the certificate of 127.0.0.1 is not trusted: unable to get local issuer certificate; the CA bundle \(leaf.certificate.standardizedFileURL.path) does not hold the CA that issued it"),
+                "\(result.stderr)")
+        #expect(!result.all.contains("attempts"), "\(result.all)")
+        #expect(handshakes == 1, "\(setup.nginx.errorLog)")
+    }
+
     @Test("--ca-bundle FILE: the sync succeeds over TLS without a manifest setting")
     func flagCABundle() async throws {
         let setup = try await Setup()
