@@ -21,6 +21,7 @@ enum {
     MK_CURLOPT_XFERINFODATA = 10057, MK_CURLOPT_XFERINFOFUNCTION = 20219, MK_CURLOPT_PROTOCOLS_STR = 10318,
     MK_CURLOPT_SUPPRESS_CONNECT_HEADERS = 265, MK_CURLOPT_PROXY = 10004, MK_CURLOPT_NOPROXY = 10177,
     MK_CURLOPT_CAINFO = 10065, MK_CURLOPT_CAPATH = 10097, MK_CURLOPT_CERTINFO = 172, MK_CURLOPT_CAINFO_BLOB = 40309,
+    MK_CURLOPT_PROXY_CAINFO = 10246, MK_CURLOPT_PROXY_CAPATH = 10247, MK_CURLOPT_PROXY_CAINFO_BLOB = 40310,
 };
 struct mk_blob { void *data; size_t len; unsigned int flags; };
 enum { MK_CURLINFO_CAINFO = 0x100000 + 61 };
@@ -135,15 +136,24 @@ static int poll_trampoline(void *userdata, curl_off_t a, curl_off_t b, curl_off_
 }
 
 // Trusted CAs, and certificate details kept so a name mismatch can say what the certificate is for.
+// The same CAs verify an https:// proxy (the PROXY_ options), as the curl tool does with
+// CURL_CA_BUNDLE: a TLS-inspecting corporate proxy usually has the corporate CA's certificate.
 static void apply_tls(CURL *h, const mk_curl_tls *tls) {
     if (!tls) return;
-    if (tls->ca_file) api.easy_setopt(h, MK_CURLOPT_CAINFO, tls->ca_file);
-    if (tls->ca_path) api.easy_setopt(h, MK_CURLOPT_CAPATH, tls->ca_path);
+    if (tls->ca_file) {
+        api.easy_setopt(h, MK_CURLOPT_CAINFO, tls->ca_file);
+        api.easy_setopt(h, MK_CURLOPT_PROXY_CAINFO, tls->ca_file);
+    }
+    if (tls->ca_path) {
+        api.easy_setopt(h, MK_CURLOPT_CAPATH, tls->ca_path);
+        api.easy_setopt(h, MK_CURLOPT_PROXY_CAPATH, tls->ca_path);
+    }
     if (tls->ca_blob) {
         // Copied (CURL_BLOB_COPY): a pooled handle must not keep a pointer to the caller's
         // bytes. Older libcurl refuses the option and keeps ca_file.
         struct mk_blob blob = {(void *)tls->ca_blob, tls->ca_blob_length, 1};
         api.easy_setopt(h, MK_CURLOPT_CAINFO_BLOB, &blob);
+        api.easy_setopt(h, MK_CURLOPT_PROXY_CAINFO_BLOB, &blob);
     }
     if (tls->peer_names && tls->peer_names_length) {
         tls->peer_names[0] = 0;

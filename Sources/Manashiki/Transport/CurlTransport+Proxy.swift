@@ -24,6 +24,14 @@ extension ProxyRoute {
         }
         return (result, status)
     }
+
+    /// Whose certificate a TLS failure is about: through an `https://` proxy that never
+    /// answered `CONNECT` (or a plain-http request, which needs none), the TLS connection that
+    /// failed was the one to the proxy, so the error names the proxy, not `host`.
+    func tlsPeer(host: String, connectStatus: Int) -> String {
+        guard let server, server.scheme == "https", connectStatus == 0 else { return host }
+        return "the proxy \(server)"
+    }
 }
 
 /// Failures of a request that went through a proxy, as errors that name the proxy.

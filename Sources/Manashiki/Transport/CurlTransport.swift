@@ -324,7 +324,7 @@ final class CurlTransfer: @unchecked Sendable {
                 try await consumer.receive(chunk: data)
             case .finished(let code, let message):
                 if Task.isCancelled || isCancelled { throw CancellationError() }
-                if code != 0, let tls = CurlErrorText.tlsError(code: code, message: message, host: host,
+                if code != 0, let tls = CurlErrorText.tlsError(code: code, message: message, host: route.tlsPeer(host: host, connectStatus: proxyConnectStatus),
                                                                certificateNames: certificateNames, locations: caLocations) {
                     throw tls
                 }

@@ -23,14 +23,16 @@ extension Reconciler {
         guard !damaged.isEmpty else { return RepairReport(before: before, after: before) }
 
         // Forget what the state says about the damaged files so the sync re-hashes and replaces
-        // them (missing ones are downloaded anyway).
+        // them (missing ones are downloaded anyway); what was forgotten is put back for those
+        // the sync could not install, so they stay reported damaged.
+        var forgotten: [String: StoreState.Installed] = [:]
         do {
             guard let lock = try await StoreLock.acquire(layout, timeout: options.lockTimeout, pollInterval: options.lockPollInterval,
                                                          sleep: options.sleep) else {
                 return RepairReport(before: before, after: before, locked: true)
             }
             if case .loaded(var state) = StateFile.read(layout) {
-                for id in damaged { state.models[id] = nil }
+                for id in damaged { forgotten[id] = state.models.removeValue(forKey: id) }
                 try StateFile.write(state, to: layout)
             }
             lock.release()
@@ -44,9 +46,30 @@ extension Reconciler {
         repairOptions.dryRun = false
         let sync = await Reconciler(manifest: subset, registry: registry, options: repairOptions).run(onEvent: onEvent)
         if sync.outcome == .locked { return RepairReport(before: before, sync: sync, after: before, locked: true) }
+        if let failure = await restore(forgotten, layout) { return RepairReport(before: before, sync: sync, after: before, failure: failure) }
         switch await verifyLocked(layout, platform: platform) {
         case .report(let after): return RepairReport(before: before, sync: sync, after: after)
         case .locked: return RepairReport(before: before, sync: sync, after: before, locked: true)
+        }
+    }
+
+    /// Puts back the state records of `forgotten` models the repairing sync did not record
+    /// again (their download failed): a file that could not be repaired stays known as
+    /// damaged instead of becoming "unknown" (and so never repaired). Nil, or the failure.
+    private func restore(_ forgotten: [String: StoreState.Installed], _ layout: StoreLayout) async -> SyncFailure? {
+        guard !forgotten.isEmpty else { return nil }
+        do {
+            guard let lock = try await StoreLock.acquire(layout, timeout: options.lockTimeout, pollInterval: options.lockPollInterval,
+                                                         sleep: options.sleep) else { return nil }
+            defer { lock.release() }
+            guard case .loaded(var state) = StateFile.read(layout) else { return nil }
+            let missing = forgotten.filter { state.models[$0.key] == nil }
+            guard !missing.isEmpty else { return nil }
+            state.models.merge(missing) { current, _ in current }
+            try StateFile.write(state, to: layout)
+            return nil
+        } catch {
+            return SyncFailure(error)
         }
     }
 

@@ -179,4 +179,38 @@ struct ProxyTests {
         #expect(error["kind"] as? String == kind, "\(error)")
         Self.expectNoSecrets(result)
     }
+
+    @Test("an https:// proxy whose certificate comes from a private CA (nginx terminating TLS in front of the registry): without the CA a terminal error naming the proxy, not retried; with --ca-bundle the sync goes through it")
+    func httpsProxyPrivateCA() async throws {
+        try #require(NginxMirror.isInstalled, "nginx is not installed (apt-get install nginx-light; .ci/run installs it)")
+        let fixture = try Fixture(models: ["alpha"])
+        let ca = try await TestCertificateAuthority.make()
+        defer { ca.remove() }
+        // nginx takes the absolute-form request a forward proxy gets (GET http://host:port/path)
+        // over TLS and relays it to the registry: an HTTPS proxy for plain-http URLs.
+        let api = fixture.registry.apiBaseURL.absoluteString, storage = fixture.registry.storageBaseURL.absoluteString
+        let proxy = try await NginxMirror(server: """
+            location / {
+                if ($http_host = "\(fixture.registry.storageBaseURL.host!):\(fixture.registry.storageBaseURL.port!)") { proxy_pass \(storage); }
+                proxy_pass \(api);
+            }
+            """, tls: try await ca.serverCertificate("proxy", subjectAltName: "IP:127.0.0.1"))
+        let environment = fixture.environment.merging(["http_proxy": "https://alice:\(Self.password)@127.0.0.1:\(proxy.port)"]) { $1 }
+        let untrusted = try await fixture.run(["sync", "--json"], environment: environment)
+        let withFlag = try await fixture.run(["sync", "--json", "--ca-bundle", ca.certificate.path], environment: environment)
+        let relayedWithFlag = proxy.accessLog.split(separator: "\n").count
+        await proxy.stop()
+
+        #expect(untrusted.status == 1, "\(untrusted.all)")
+        #expect(untrusted.stderr.contains("the certificate of the proxy 127.0.0.1:\(proxy.port) (from http_proxy) is not trusted: unable to get local issuer certificate"),
+                "\(untrusted.stderr)")
+        let error = try #require(untrusted.summary()["error"] as? [String: Any], "\(untrusted.stdout)")
+        #expect(error["kind"] as? String == "terminal", "\(error)")
+        #expect(!untrusted.all.contains("attempts"), "\(untrusted.all)")
+        #expect(withFlag.status == 0, "\(withFlag.all)")
+        #expect(fixture.isInstalledIntact("alpha"))
+        #expect(relayedWithFlag >= 3, "nginx relayed \(relayedWithFlag) requests") // catalog, ticket, artifact
+        Self.expectNoSecrets(untrusted)
+        Self.expectNoSecrets(withFlag)
+    }
 }

@@ -101,6 +101,42 @@ struct PrivateCATests {
         #expect(proxied >= 1)
     }
 
+    @Test("--ca-bundle FILE is honoured by plan and lock (without it each fails on the untrusted certificate)", arguments: [
+        (["plan"], Int32(10)), (["lock"], 0),
+    ] as [([String], Int32)])
+    func flagCABundleEveryCommand(_ command: [String], _ status: Int32) async throws {
+        let setup = try await Setup()
+        try setup.writeManifest()
+        let refused = try await setup.run(command)
+        let trusted = try await setup.run(command + ["--ca-bundle", setup.ca.certificate.path])
+        await setup.stop()
+        #expect(refused.status == 1, "\(command): exit \(refused.status): \(refused.all)")
+        #expect(refused.stderr.contains("the certificate of 127.0.0.1 is not trusted"), "\(command): \(refused.stderr)")
+        #expect(trusted.status == status, "\(command): \(trusted.all)")
+        #expect(!trusted.stderr.contains("not trusted"), "\(command): \(trusted.stderr)")
+    }
+
+    @Test("verify --repair honours --ca-bundle; a repair that cannot download (untrusted certificate) exits 4 and the file stays reported corrupt, also by the next verify")
+    func repairWithCABundle() async throws {
+        let setup = try await Setup()
+        try setup.writeManifest()
+        let bundle = ["--ca-bundle", setup.ca.certificate.path]
+        let synced = try await setup.run(["sync"] + bundle)
+        try VerifyCommandTests.corrupt(setup.fixture, "alpha")
+        let refused = try await setup.run(["verify", "--repair", "--json"])
+        let after = try await setup.run(["verify"])
+        let repaired = try await setup.run(["verify", "--repair"] + bundle)
+        await setup.stop()
+        #expect(synced.status == 0, "\(synced.all)")
+        #expect(refused.status == 4, "exit \(refused.status): \(refused.all)")
+        #expect(refused.stderr.contains("the certificate of 127.0.0.1 is not trusted"), "\(refused.stderr)")
+        #expect(refused.summary()["outcome"] as? String == "damaged", "\(refused.stdout)")
+        #expect(after.status == 4, "the failed repair forgot the corrupt file: \(after.all)")
+        #expect(after.stderr.contains("alpha: corrupt"), "\(after.stderr)")
+        #expect(repaired.status == 0, "\(repaired.all)")
+        #expect(setup.fixture.isInstalledIntact("alpha"))
+    }
+
     @Test("--ca-bundle FILE: the sync succeeds over TLS without a manifest setting")
     func flagCABundle() async throws {
         let setup = try await Setup()
