@@ -48,9 +48,23 @@ extension Reconciler {
         if sync.outcome == .locked { return RepairReport(before: before, sync: sync, after: before, locked: true) }
         if let failure = await restore(forgotten, layout) { return RepairReport(before: before, sync: sync, after: before, failure: failure) }
         switch await verifyLocked(layout, platform: platform) {
-        case .report(let after): return RepairReport(before: before, sync: sync, after: after)
+        case .report(let after): return RepairReport(before: before, sync: sync, after: Self.unrepaired(before, after))
         case .locked: return RepairReport(before: before, sync: sync, after: before, locked: true)
         }
+    }
+
+    /// `after`, with each model that was damaged before and that the repair did not install
+    /// still damaged: a model of a deleted store whose download failed is still missing, not
+    /// "not installed" (which a verify counts as healthy).
+    static func unrepaired(_ before: VerificationReport, _ after: VerificationReport) -> VerificationReport {
+        var report = after
+        for id in before.damagedModelIds {
+            switch after.files[id] {
+            case nil, .unknown?: report.files[id] = before.files[id]
+            default: break
+            }
+        }
+        return report
     }
 
     /// Puts back the state records of `forgotten` models the repairing sync did not record

@@ -72,6 +72,19 @@ struct VerifyCommandTests {
         #expect(fixture.isInstalledIntact("beta"))
     }
 
+    @Test("verify --repair of a deleted store whose downloads fail (an unusable proxy setting: terminal, nothing sent) exits 4: the models are still missing, not 'not installed'")
+    func repairThatFailsOnDeletedStore() async throws {
+        let fixture = try Fixture()
+        let result = try await fixture.run(["verify", "--repair", "--json"], environment: fixture.environment.merging(["http_proxy": "ftp://proxy.invalid"]) { $1 })
+        #expect(result.status == 4, "\(result.all)")
+        let summary = result.summary()
+        #expect(summary["outcome"] as? String == "damaged", "\(result.stdout)")
+        let verdicts = (summary["files"] as? [[String: Any]] ?? []).compactMap { $0["verdict"] as? String }
+        #expect(verdicts == ["missing", "missing"], "\(result.stdout)")
+        #expect(result.stderr.contains("http_proxy is not a usable proxy URL"), "\(result.stderr)")
+        #expect(fixture.registry.requestLog().isEmpty)
+    }
+
     @Test("verify --store works without a manifest")
     func storeOnly() async throws {
         let fixture = try Fixture()
