@@ -52,10 +52,8 @@ struct ProxyEnvironment: Sendable, Hashable {
         }
         do {
             return .proxy(try ProxyServer(variable: variable, value: value))
-        } catch let problem as ProxyServer.Invalid {
-            return .invalid(variable: variable, reason: problem.reason)
         } catch {
-            return .invalid(variable: variable, reason: "it is not a URL")
+            return .invalid(variable: variable, reason: error.reason)
         }
     }
 

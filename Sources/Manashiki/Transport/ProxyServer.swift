@@ -28,7 +28,7 @@ struct ProxyServer: Sendable, Hashable, CustomStringConvertible {
 
     /// Parses `value`; a value without a scheme (`proxy.corp:3128`) is an HTTP proxy, as in
     /// libcurl, Go and Python.
-    init(variable: String, value: String) throws {
+    init(variable: String, value: String) throws(Invalid) {
         let text = value.contains("://") ? value : "http://" + value
         guard let components = URLComponents(string: text) else {
             throw Invalid(reason: "it is not a URL (write it as http://host:port)")
