@@ -60,7 +60,8 @@ struct ArtifactFetcher: Sendable {
     ///   - registryRefusal: why the registry may not be used for it (`--offline`, `"fallback":
     ///     "none"`, a locked artifact it no longer serves), or nil when it may.
     ///   - registry: downloads from the registry (with its retries and session token).
-    ///   - warn: reports a source that served bad bytes, or whose certificate does not verify.
+    ///   - warn: reports a source that served bad bytes, whose certificate does not verify, or
+    ///     that a proxy refused (407, 403, a malformed proxy setting).
     /// - Throws: the registry's error, or a `SyncFailure` listing every source tried.
     func fetch(_ modelId: String, target: ArtifactTarget, store: () throws -> StorageDirectory, run: DownloadOptions,
                progress: @escaping @Sendable (Int64, Int64?) -> Void, warn: @Sendable (String) -> Void, registryRefusal: String?,
@@ -98,6 +99,9 @@ struct ArtifactFetcher: Sendable {
                     warn("\(s.label) served a corrupt copy of \(modelId) \(target.version) (\(why)); it was rejected and not installed")
                 case .untrustedCertificate?, .certificateNameMismatch?:
                     // A configuration problem someone must fix, not a passing failure: say so.
+                    warn("\(s.label) was not used for \(modelId): \(why)")
+                case .proxy(let failure)? where !failure.isRetryable:
+                    // So is a proxy that wants credentials, refuses the mirror, or is malformed.
                     warn("\(s.label) was not used for \(modelId): \(why)")
                 default:
                     break

@@ -228,4 +228,35 @@ struct ProxyTests {
         #expect(fixture.registry.requestLog().isEmpty)
         Self.expectNoSecrets(result)
     }
+
+    @Test("a mirror through a proxy that wants credentials: without them the mirror is skipped with a warning naming the proxy and the registry (no_proxy) serves; with them the mirror serves through the proxy; never a credential printed")
+    func mirrorThroughProxy() async throws {
+        try Self.requireTinyproxy()
+        try #require(NginxMirror.isInstalled, "nginx is not installed (apt-get install nginx-light; .ci/run installs it)")
+        let (fixture, bundle) = try await FleetTests.exported(models: ["alpha"])
+        let nginx = try await NginxMirror(root: bundle)
+        let proxy = try await TinyProxy(extra: ["BasicAuth alice \(Self.password)"])
+        let extra = #""sources": [{"mirror": "\#(nginx.baseURL)"}],"#
+        let withoutCredentials = try FleetTests.secondMachine(fixture, "without", models: ["alpha"], extra: extra)
+        let withCredentials = try FleetTests.secondMachine(fixture, "with", models: ["alpha"], extra: extra)
+        let registryDirect = "127.0.0.1:\(fixture.registry.apiBaseURL.port!),127.0.0.1:\(fixture.registry.storageBaseURL.port!)"
+        let skipped = try await CLIProcess.run(["sync", "--json", "-v"], environment: fixture.environment.merging([
+            "http_proxy": "http://\(proxy.address)", "no_proxy": registryDirect]) { $1 }, in: withoutCredentials)
+        let viaProxy = try await CLIProcess.run(["sync", "--json", "-v"], environment: fixture.environment.merging([
+            "http_proxy": "http://alice:\(Self.password)@\(proxy.address)", "no_proxy": registryDirect]) { $1 }, in: withCredentials)
+        let requests = await proxy.stop()
+        await nginx.stop()
+
+        #expect(skipped.status == 0, "\(skipped.all)")
+        #expect(FleetTests.models(skipped.summary())["alpha"]?["source"] as? String == "registry")
+        let warnings = skipped.summary()["warnings"] as? [String] ?? []
+        #expect(warnings.contains { $0.hasPrefix("mirror \(nginx.baseURL) was not used for alpha: The proxy \(proxy.address) (from http_proxy) requires credentials") }, "\(skipped.all)")
+        #expect(viaProxy.status == 0, "\(viaProxy.all)")
+        #expect(FleetTests.models(viaProxy.summary())["alpha"]?["source"] as? String == "mirror \(nginx.baseURL)")
+        #expect(requests.contains { $0.hasPrefix("GET \(nginx.baseURL)/") }, "\(requests)")
+        #expect(!requests.contains { $0.contains(":\(fixture.registry.apiBaseURL.port!)/") }, "the registry went through the proxy: \(requests)")
+        for dir in [withoutCredentials, withCredentials] { #expect(FleetTests.installed(dir, "alpha") == fixture.registry.artifactBytes(modelId: "alpha")) }
+        Self.expectNoSecrets(skipped)
+        Self.expectNoSecrets(viaProxy)
+    }
 }
