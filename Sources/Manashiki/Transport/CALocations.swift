@@ -2,7 +2,8 @@ import Foundation
 
 /// Where libcurl (`CurlTransport`) finds the CAs to verify servers with: its `CURLOPT_CAINFO`
 /// file and `CURLOPT_CAPATH` directory; nil keeps libcurl's built-in default for that slot
-/// (on Debian `/etc/ssl/certs/ca-certificates.crt` and `/etc/ssl/certs`).
+/// (on Debian `/etc/ssl/certs/ca-certificates.crt` and `/etc/ssl/certs`). The same locations
+/// verify an `https://` proxy (`CURLOPT_PROXY_CAINFO`, `_CAPATH`, `_CAINFO_BLOB`).
 ///
 /// An explicit bundle is added to the system's trust, not put in its place: libcurl gets the
 /// bundle's PEM followed by its own built-in CA file's (`CURLOPT_CAINFO_BLOB`, which replaces
