@@ -10,7 +10,8 @@ import Foundation
 ///   `*.example.com`) match `example.com` and `www.example.com`, not `notexample.com`;
 ///   trailing dots are ignored;
 /// - an IP address matches that address, `10.0.0.0/8` or `fd00::/8` a range (CIDR);
-///   IPv6 addresses are written without brackets (`::1`), or bracketed with a port;
+///   IPv6 addresses are written without brackets (`::1`, `fd00::/8`), or bracketed (`[fd00::]/8`,
+///   with a port `[::1]:8080`);
 /// - `host:port` (`registry.corp:8443`, `[::1]:8080`) matches that host on that port only.
 ///
 /// Host names are compared as written: `localhost` does not match `127.0.0.1`, and loopback is
@@ -40,10 +41,10 @@ struct NoProxyList: Sendable, Hashable {
         var pattern = token.lowercased()
         var port: Int?
         if pattern.hasPrefix("["), let close = pattern.firstIndex(of: "]") {
-            // [v6] or [v6]:port
+            // [v6], [v6]:port or [v6]/bits
             let rest = pattern[pattern.index(after: close)...]
             if rest.hasPrefix(":") { port = Int(rest.dropFirst()) }
-            pattern = String(pattern[pattern.index(after: pattern.startIndex)..<close])
+            pattern = String(pattern[pattern.index(after: pattern.startIndex)..<close]) + (rest.hasPrefix("/") ? String(rest) : "")
         } else if pattern.filter({ $0 == ":" }).count == 1, let colon = pattern.firstIndex(of: ":"),
                   let p = Int(pattern[pattern.index(after: colon)...]) {
             // host:port (a single colon: more than one is an IPv6 address)

@@ -144,4 +144,13 @@ struct ProxyEnvironmentTests {
             #expect(reason.hasPrefix("its user name or password holds a character that must be percent-encoded"), "\(reason)")
         }
     }
+
+    @Test("a bracketed IPv6 range ([fd00::]/8) is a range, not the one address", arguments: [
+        ("[fd00::]/8", "https://[fd12::5]/", "bypassed no_proxy"), ("[fd00::]/8", "https://[fe80::1]/", "proxy https_proxy http p:3128"),
+        ("[fd00::]", "https://[fd00::]/", "bypassed no_proxy"), ("[fd00::]", "https://[fd00::1]/", "proxy https_proxy http p:3128"),
+    ])
+    func bracketedRange(list: String, url: String, expected: String) throws {
+        let route = ProxyEnvironment(["https_proxy": "http://p:3128", "no_proxy": list]).route(for: try #require(URL(string: url)))
+        #expect(Self.summary(route) == expected)
+    }
 }
