@@ -165,7 +165,7 @@ final class CurlTransfer: @unchecked Sendable {
                         }, { ctx, data, length in
                             Unmanaged<CurlTransfer>.fromOpaque(ctx!).takeUnretainedValue().onData(data!, length)
                         }, { ctx in
-                            Unmanaged<CurlTransfer>.fromOpaque(ctx!).takeUnretainedValue().isCancelled ? 1 : 0
+                            Unmanaged<CurlTransfer>.fromOpaque(ctx!).takeUnretainedValue().onTick()
                         }, context, &errorBuffer)
                     }
                 }
@@ -248,6 +248,16 @@ final class CurlTransfer: @unchecked Sendable {
         // Cancellation is seen at every hand-over and by the progress callback, which libcurl
         // calls after every read: no lock per callback here.
         return length
+    }
+
+    /// libcurl's progress callback: after every read, and about once a second while nothing
+    /// arrives. Hands over bytes that have waited `maxPendingAge`, so what arrived before a stall
+    /// reaches the file (and the progress report) within about a second, not only when the next
+    /// byte comes. Non-zero aborts the transfer (cancelled).
+    private func onTick() -> Int32 {
+        if isCancelled { return 1 }
+        if fill != nil, DispatchTime.now().uptimeNanoseconds - pendingSince >= Self.maxPendingAge, !handOver() { return 1 }
+        return 0
     }
 
     /// Queues the buffer being filled as a chunk (no copy). False if cancelled.

@@ -13,10 +13,14 @@ struct ResumeAcrossRunsTests {
     /// Starts a slow download of `tiny` and cancels it once `fraction` of it is written;
     /// returns the bytes kept.
     static func interrupt(_ f: RegistryFixture, at fraction: Double) async throws -> Int64 {
-        // The storage host sends `fraction` of the file (and a bit), then nothing: the
-        // cancellation lands mid-transfer however slowly this test runs.
+        // The storage host sends `fraction` of the file and 2 MiB more, then nothing: the
+        // cancellation lands mid-transfer however slowly this test runs. The 2 MiB cover what
+        // may still be buffered when the stall starts and is reported late or not at all: the
+        // transport's buffer being filled (under 1 MiB, handed over within about a second of
+        // the stall) and the writer's block of short chunks (under 1 MiB, reported only when
+        // more bytes come). With 1 MiB the wait below could never end under load.
         let threshold = Int64(Double(size) * fraction)
-        f.registry.setFault(.stall(afterBytes: Int(threshold) + (1 << 20)), modelId: "tiny", endpoint: .storage)
+        f.registry.setFault(.stall(afterBytes: Int(threshold) + (2 << 20)), modelId: "tiny", endpoint: .storage)
         let client = try f.client()
         let reached = Locked(false)
         let task = Task { try await client.downloadModel("tiny") { w, _ in if w >= threshold { reached.withLock { $0 = true } } } }
@@ -173,5 +177,29 @@ struct DeadlineDuringStallTests {
         // A generous bound that cannot flake under load, far below the stall timeout.
         #expect(Date().timeIntervalSince(started) < 90)
         #expect(f.leftovers.isEmpty)
+    }
+}
+
+@Suite("Bytes that arrive before a stall")
+struct BytesBeforeStallTests {
+    @Test("are written and reported within seconds of the stall, not only when the next byte comes")
+    func reportedDuringStall() async throws {
+        let f = try RegistryFixture(size: 4 << 20)
+        // Not a multiple of the transport's 1 MiB buffer, and over the writer's 256 KiB
+        // direct-write size: these bytes sit in the buffer being filled when the host goes silent.
+        let sent: Int64 = 300 << 10 | 7
+        f.registry.setFault(.stall(afterBytes: Int(sent)), modelId: "tiny", endpoint: .storage)
+        var options = DownloadOptions()
+        options.idleTimeout = 120 // the stall detector must not be what delivers them
+        let latest = Locked<Int64>(0)
+        let client = try f.client()
+        let task = Task {
+            try await client.downloadModel("tiny", session: nil, expecting: nil, options: options) { w, _ in latest.withLock { $0 = w } }
+        }
+        // A generous bound under load; libcurl calls back about once a second while idle.
+        for _ in 0..<3000 where latest.current < sent { try await Task.sleep(nanoseconds: 10_000_000) }
+        #expect(latest.current == sent)
+        task.cancel()
+        _ = try? await task.value
     }
 }
