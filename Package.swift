@@ -33,17 +33,21 @@ let package = Package(
         // The package's one way to start a process (`ChildProcess`, Linux and macOS only): the
         // session `command` source, the test harnesses and the benchmark. The SDK starts none.
         .target(name: "ManashikiProcess", dependencies: [.target(name: "CManashikiSpawn", condition: .when(platforms: [.linux]))]),
+        // Each library that apps embed carries its privacy manifest (Apple's required-reason
+        // APIs; .ci/portability.py keeps it true).
         .target(
             name: "Manashiki",
             dependencies: [
                 "ManashikiCore",
                 .target(name: "CManashikiShims", condition: .when(platforms: [.linux, .android])),
-            ]
+            ],
+            resources: [.copy("PrivacyInfo.xcprivacy")]
         ),
         .target(name: "ManashikiTestSupport", dependencies: ["Manashiki", "ManashikiProcess", "ManashikiRegistry"]),
         .target(name: "ManashikiRegistry", dependencies: ["ManashikiCore"]),
         .executableTarget(name: "manashiki-registry", dependencies: ["ManashikiRegistry"]),
-        .target(name: "ManashikiSync", dependencies: ["Manashiki", "ManashikiCore", "ManashikiProcess"]),
+        .target(name: "ManashikiSync", dependencies: ["Manashiki", "ManashikiCore", "ManashikiProcess"],
+                resources: [.copy("PrivacyInfo.xcprivacy")]),
         .target(name: "ManashikiSyncCLI", dependencies: ["ManashikiSync", "Manashiki", "ManashikiCore"]),
         .executableTarget(name: "manashiki-sync", dependencies: ["ManashikiSyncCLI"]),
         .executableTarget(name: "manashiki-bench", dependencies: ["ManashikiSyncCLI", "Manashiki", "ManashikiCore", "ManashikiSync", "ManashikiRegistry", "ManashikiProcess"]),

@@ -9,7 +9,11 @@ exist there (Foundation.Process off macOS, Glibc symbols on Apple, posix_spawn o
 CryptoKit on Linux, more than one @main in an executable target, ...). It also enforces the
 package's rules: platform decisions (`os(...)`) live in a target's `Platform/` folder (a file
 guarded as a whole is allowed anywhere), and `canImport` never names one of this package's own
-modules (its answer changes with a Package.swift condition, not with the platform).
+modules (its answer changes with a Package.swift condition, not with the platform). And it keeps
+the privacy manifests true: a library that apps embed and whose code compiled for iOS, Mac
+Catalyst, tvOS, watchOS or visionOS uses one of Apple's required-reason APIs carries a valid
+`PrivacyInfo.xcprivacy`, listed in Package.swift, declaring that category with an approved
+reason; a category declared but no longer used is flagged too.
 
     python3 .ci/portability.py              # check the package; exit 1 on findings
     python3 .ci/portability.py --self-test  # prove the check flags known-bad code
@@ -17,6 +21,7 @@ modules (its answer changes with a Package.swift condition, not with the platfor
 Run by .ci/run before `swift test`, and by `swift test` itself (PortabilityCheckTests).
 """
 import os
+import plistlib
 import re
 import sys
 import tempfile
@@ -510,6 +515,7 @@ def check_tree(root):
                     check_swift(rel, open(path, encoding="utf-8").read(), local, mains, findings)
                 elif name.endswith((".c", ".h")):
                     check_c(rel, open(path, encoding="utf-8").read(), findings)
+    findings.extend(check_privacy(root, local))
     for (target, platform), sites in sorted(mains.items()):
         files = sorted(set(p for p, _ in sites))
         has_main_swift = any(os.path.basename(p) == "main.swift" for p in files)
@@ -576,6 +582,149 @@ def check_c(rel, source, findings):
 
 
 # --------------------------------------------------------------------------------------------
+# Privacy manifests (developer.apple.com/documentation/bundleresources/describing-use-of-required-reason-api)
+
+# Where Apple requires the reasons: apps for iOS, iPadOS (Mac Catalyst), tvOS, watchOS, visionOS.
+PRIVACY_PLATFORMS = ["iOS", "macCatalyst", "tvOS", "watchOS", "visionOS"]
+
+# Category -> (the APIs Apple lists, as a pattern on code without comments and strings; approved reasons).
+REQUIRED_REASON_APIS = {
+    "NSPrivacyAccessedAPICategoryFileTimestamp": (
+        r"\b(creationDate|modificationDate|fileModificationDate|contentModificationDate|creationDateKey|contentModificationDateKey)\b"
+        r"|\b(f?getattrlist(bulk|at)?|stat|fstat|fstatat|lstat)\s*\(",
+        {"DDA9.1", "C617.1", "3B52.1", "0A2A.1"}),
+    "NSPrivacyAccessedAPICategorySystemBootTime": (
+        r"\bsystemUptime\b|\bmach_absolute_time\s*\(",
+        {"35F9.1", "8FFB.1", "3D61.1"}),
+    "NSPrivacyAccessedAPICategoryDiskSpace": (
+        r"\bvolume(AvailableCapacity(ForImportantUsage|ForOpportunisticUsage)?|TotalCapacity)(Key)?\b"
+        r"|\bsystem(Free)?Size\b|\bNSFileSystem(Free)?Size\b|\bf?statv?fs\s*\(",
+        {"85F4.1", "E174.1", "7D9E.1", "B728.1"}),
+    "NSPrivacyAccessedAPICategoryUserDefaults": (
+        r"\b(NS)?UserDefaults\b|@AppStorage\b",
+        {"CA92.1", "1C8F.1", "C56D.1", "AC6B.1"}),
+    "NSPrivacyAccessedAPICategoryActiveKeyboards": (
+        r"\bactiveInputModes\b",
+        {"3EC4.1", "54BD.1"}),
+}
+PRIVACY_KEYS = {"NSPrivacyTracking": bool, "NSPrivacyTrackingDomains": list,
+                "NSPrivacyCollectedDataTypes": list, "NSPrivacyAccessedAPITypes": list}
+
+
+def package_targets(root):
+    """Package.swift's targets: name -> (kind, [dependencies built for Apple platforms], source text)."""
+    path = os.path.join(root, "Package.swift")
+    text = open(path, encoding="utf-8").read() if os.path.exists(path) else ""
+    targets = {}
+    for m in re.finditer(r"\.(target|executableTarget|testTarget|systemLibrary|binaryTarget)\(", text):
+        depth, i = 0, m.end() - 1
+        while i < len(text):
+            depth += {"(": 1, ")": -1}.get(text[i], 0)
+            if depth == 0:
+                break
+            i += 1
+        block = text[m.end():i]
+        name = re.match(r'\s*name:\s*"([^"]+)"', block)
+        if not name:
+            continue
+        deps = []
+        d = re.search(r"dependencies:\s*\[", block)
+        if d:
+            j, level = d.end(), 1
+            while j < len(block) and level:
+                level += {"[": 1, "]": -1}.get(block[j], 0)
+                j += 1
+            pattern = (r'\.(?:target|product)\(\s*name:\s*"([^"]+)"(?:\s*,\s*package:\s*"[^"]*")?'
+                       r'(?:\s*,\s*condition:\s*\.when\(\s*platforms:\s*\[([^\]]*)\]\s*\))?\s*\)|"([^"]+)"')
+            for item in re.finditer(pattern, block[d.end():j - 1]):
+                if item.group(3):
+                    deps.append(item.group(3))
+                elif item.group(2) is None or re.search(r"\.(macOS|iOS|tvOS|watchOS|visionOS|macCatalyst)\b", item.group(2)):
+                    deps.append(item.group(1))
+        targets[name.group(1)] = (m.group(1), deps, block)
+    products = re.findall(r'\.library\(\s*name:\s*"[^"]+",\s*(?:type:\s*\.\w+,\s*)?targets:\s*\[([^\]]*)\]', text)
+    return targets, [t for p in products for t in re.findall(r'"([^"]+)"', p)]
+
+
+def embedded_targets(root):
+    """Every target an app links through one of the library products (Apple conditions only)."""
+    targets, roots = package_targets(root)
+    seen, stack = set(), list(roots)
+    while stack:
+        name = stack.pop()
+        if name in seen or name not in targets:
+            continue
+        seen.add(name)
+        stack.extend(targets[name][1])
+    return targets, sorted(seen)
+
+
+def check_privacy(root, local):
+    findings = []
+    targets, embedded = embedded_targets(root)
+    for target in embedded:
+        kind, _, block = targets[target]
+        folder = os.path.join(root, "Sources", target)
+        if kind != "target" or not os.path.isdir(folder):
+            continue
+        used = {}  # category -> first (path, line, text)
+        for dirpath, _, files in os.walk(folder):
+            for name in sorted(files):
+                if not name.endswith(".swift"):
+                    continue
+                path = os.path.join(dirpath, name)
+                rel = os.path.relpath(path, root)
+                code = strip_swift(open(path, encoding="utf-8").read())
+                lines = code.split("\n")
+                active = set()
+                for platform in PRIVACY_PLATFORMS:
+                    active |= active_lines_swift(rel, code, platform, local, [])[0]
+                for number in sorted(active):
+                    for category, (pattern, _) in REQUIRED_REASON_APIS.items():
+                        if category not in used and re.search(pattern, lines[number - 1]):
+                            used[category] = (rel, number, lines[number - 1].strip()[:80])
+        manifest_rel = os.path.join("Sources", target, "PrivacyInfo.xcprivacy")
+        manifest_path = os.path.join(root, manifest_rel)
+        if not os.path.exists(manifest_path):
+            for category, (rel, number, text) in sorted(used.items()):
+                findings.append(Finding(rel, number, "Apple", "%s is a required-reason API (%s) compiled for apps, and %s has no %s: add one declaring the category with an approved reason" % (text, category, target, manifest_rel)))
+            continue
+        if not re.search(r'resources:\s*\[[^\]]*"PrivacyInfo\.xcprivacy"', block):
+            findings.append(Finding("Package.swift", 1, "Apple", "%s is not a resource of target %s: add resources: [.copy(\"PrivacyInfo.xcprivacy\")]" % (manifest_rel, target)))
+        try:
+            with open(manifest_path, "rb") as f:
+                plist = plistlib.load(f)
+        except Exception as e:
+            findings.append(Finding(manifest_rel, 1, "Apple", "not a valid property list: %s" % e))
+            continue
+        if not isinstance(plist, dict):
+            findings.append(Finding(manifest_rel, 1, "Apple", "the top level must be a dictionary"))
+            continue
+        for key, value in plist.items():
+            if key not in PRIVACY_KEYS:
+                findings.append(Finding(manifest_rel, 1, "Apple", "unexpected key %s (App Store Connect rejects unexpected keys)" % key))
+            elif not isinstance(value, PRIVACY_KEYS[key]):
+                findings.append(Finding(manifest_rel, 1, "Apple", "%s must be a %s" % (key, PRIVACY_KEYS[key].__name__)))
+        declared = {}
+        for entry in plist.get("NSPrivacyAccessedAPITypes", []) if isinstance(plist.get("NSPrivacyAccessedAPITypes"), list) else []:
+            category = entry.get("NSPrivacyAccessedAPIType") if isinstance(entry, dict) else None
+            reasons = entry.get("NSPrivacyAccessedAPITypeReasons") if isinstance(entry, dict) else None
+            if category not in REQUIRED_REASON_APIS:
+                findings.append(Finding(manifest_rel, 1, "Apple", "unknown NSPrivacyAccessedAPIType %r" % category))
+                continue
+            approved = REQUIRED_REASON_APIS[category][1]
+            if not isinstance(reasons, list) or not reasons or any(r not in approved for r in reasons):
+                findings.append(Finding(manifest_rel, 1, "Apple", "%s needs one or more of the approved reasons %s, got %r" % (category, ", ".join(sorted(approved)), reasons)))
+            declared[category] = reasons
+        for category, (rel, number, text) in sorted(used.items()):
+            if category not in declared:
+                findings.append(Finding(rel, number, "Apple", "%s is a required-reason API (%s) compiled for apps: declare the category with an approved reason in %s" % (text, category, manifest_rel)))
+        for category in sorted(set(declared) - set(used)):
+            findings.append(Finding(manifest_rel, 1, "Apple", "%s is declared but no code of %s compiled for apps uses it: remove it" % (category, target)))
+    return findings
+
+
+# --------------------------------------------------------------------------------------------
 # Self-test: known-bad snippets must be flagged, known-good ones must not
 
 BAD = {
@@ -639,6 +788,8 @@ def run_self_test():
             found = check_tree(root)
             if found:
                 failures.append("false alarm: %s: %s" % (label, [str(f) for f in found]))
+    privacy_failures, privacy_cases = privacy_self_test()
+    failures.extend(privacy_failures)
     # The evaluator itself.
     local = {"CManashikiShims": True}
     table = [
@@ -660,9 +811,52 @@ def run_self_test():
         for f in failures:
             print("  " + f)
         return 1
-    print("portability self-test passed: %d known-bad snippets flagged, %d known-good ones clean, %d conditions evaluated"
-          % (len(BAD), len(GOOD), sum(len(e) for _, e in table)))
+    print("portability self-test passed: %d known-bad snippets flagged, %d known-good ones clean, %d conditions evaluated, %d privacy-manifest cases"
+          % (len(BAD), len(GOOD), sum(len(e) for _, e in table), privacy_cases))
     return 0
+
+
+def privacy_manifest(entries, extra=""):
+    items = "".join("<dict><key>NSPrivacyAccessedAPIType</key><string>%s</string><key>NSPrivacyAccessedAPITypeReasons</key><array><string>%s</string></array></dict>" % e for e in entries)
+    return ('<?xml version="1.0" encoding="UTF-8"?><plist version="1.0"><dict><key>NSPrivacyTracking</key><false/>'
+            '<key>NSPrivacyAccessedAPITypes</key><array>%s</array>%s</dict></plist>' % (items, extra))
+
+
+def privacy_self_test():
+    """Each case: (package, {path: text}, text expected in a finding, or None for no finding)."""
+    with_resource = ('let p = Package(products: [.library(name: "A", targets: ["A"])], targets: [\n'
+                     '  .target(name: "A", dependencies: [.target(name: "L", condition: .when(platforms: [.linux]))], resources: [.copy("PrivacyInfo.xcprivacy")]),\n'
+                     '  .target(name: "L"), .target(name: "Unshipped")])\n')
+    without_resource = 'let p = Package(products: [.library(name: "A", targets: ["A"])], targets: [.target(name: "A")])\n'
+    uses_fstat = {"Sources/A/F.swift": "func f(_ fd: Int32) { var info = stat(); _ = fstat(fd, &info) }\n"}
+    timestamp = ("NSPrivacyAccessedAPICategoryFileTimestamp", "C617.1")
+    cases = {
+        "required-reason API, no manifest": (with_resource, uses_fstat, "has no Sources/A/PrivacyInfo.xcprivacy"),
+        "category not declared": (with_resource, dict(uses_fstat, **{"Sources/A/PrivacyInfo.xcprivacy": privacy_manifest([("NSPrivacyAccessedAPICategoryDiskSpace", "E174.1")])}), "declare the category"),
+        "reason not approved": (with_resource, dict(uses_fstat, **{"Sources/A/PrivacyInfo.xcprivacy": privacy_manifest([("NSPrivacyAccessedAPICategoryFileTimestamp", "E174.1")])}), "approved reasons"),
+        "unexpected key": (with_resource, dict(uses_fstat, **{"Sources/A/PrivacyInfo.xcprivacy": privacy_manifest([timestamp], "<key>NSPrivacyTrackingDomain</key><array/>")}), "unexpected key"),
+        "not a resource": (without_resource, dict(uses_fstat, **{"Sources/A/PrivacyInfo.xcprivacy": privacy_manifest([timestamp])}), "is not a resource"),
+        "declared, unused": (with_resource, {"Sources/A/F.swift": "let x = 1\n", "Sources/A/PrivacyInfo.xcprivacy": privacy_manifest([timestamp])}, "declared but no code"),
+        "disk space through a shipped dependency": (with_resource.replace('condition: .when(platforms: [.linux])', 'condition: .when(platforms: [.iOS])'),
+            {"Sources/L/D.swift": "let v = statvfs()\nlet r = statvfs(path, &v)\n"}, "Sources/L/PrivacyInfo.xcprivacy"),
+        "declared and used": (with_resource, dict(uses_fstat, **{"Sources/A/PrivacyInfo.xcprivacy": privacy_manifest([timestamp])}), None),
+        "Linux-only code": (with_resource, {"Sources/A/Platform/F.swift": "#if os(Linux)\nlet r = fstat(fd, &info)\n#endif\n"}, None),
+        "a Linux-only dependency": (with_resource, {"Sources/L/D.swift": "let r = statvfs(path, &v)\n"}, None),
+        "a target no product ships": (with_resource, {"Sources/Unshipped/D.swift": "let d = UserDefaults.standard\n"}, None),
+        "in a comment or a string": (with_resource, {"Sources/A/C.swift": '// fstat(fd, &info)\nlet s = "UserDefaults"\n'}, None),
+    }
+    failures = []
+    for label, (package, files, expected) in cases.items():
+        with tempfile.TemporaryDirectory() as root:
+            write(root, "Package.swift", package)
+            for rel, text in files.items():
+                write(root, rel, text)
+            found = [str(f) for f in check_privacy(root, local_module_names(root))]
+            if expected is None and found:
+                failures.append("privacy false alarm: %s: %s" % (label, found))
+            elif expected is not None and not any(expected in f for f in found):
+                failures.append("privacy not flagged: %s (expected %r; got %s)" % (label, expected, found))
+    return failures, len(cases)
 
 
 def write(root, rel, text):
