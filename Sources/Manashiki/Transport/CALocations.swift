@@ -20,6 +20,11 @@ import Foundation
 /// CA directory (`:`-separated, prepared with `openssl rehash`). Each variable replaces its own
 /// slot only, as in curl and OpenSSL: with just `SSL_CERT_FILE` set, the default directory
 /// still counts. An empty variable counts as unset.
+///
+/// Files are read once, here (when the transport is made: once per `manashiki-sync` run, also
+/// in loop mode), never per request: a bundle or a `CURL_CA_BUNDLE`/`SSL_CERT_FILE` file goes
+/// to libcurl as PEM bytes, so a file rotated or removed during a run changes nothing until
+/// the next run, which reads it again. (A CA directory is looked up by OpenSSL as needed.)
 struct CALocations: Sendable, Equatable {
     /// `CURLOPT_CAINFO`, or nil for libcurl's default.
     var file: String?
@@ -27,6 +32,9 @@ struct CALocations: Sendable, Equatable {
     var directory: String?
     /// `CURLOPT_CAINFO_BLOB`: PEM used instead of `file` when libcurl supports it; nil for none.
     var pem: Data?
+    /// The explicit CA bundle (`TLSTrust.caBundle`), which a certificate that does not verify
+    /// is then said not to be issued by; nil for the environment's and libcurl's CAs.
+    var bundle: String?
 
     /// The locations for `trust` under `environment`.
     /// - Throws: `APIError.caCertificatesUnusable` naming the variable and the path when a
@@ -37,19 +45,26 @@ struct CALocations: Sendable, Equatable {
         if let bundle = trust.caBundle {
             // Added to the system's trust: the bundle and the system CA file as PEM text (the
             // bundle alone as the CA file for an old libcurl); the system directory stays.
-            var pem = FileManager.default.contents(atPath: bundle.path) ?? Data()
+            // The bundle as `TLSTrust` read it (not read again: a file replaced since then
+            // waits for the next TLSTrust), then the system file as it is now.
+            var pem = trust.pem
             if let system = systemCAFile, system != bundle.path, let text = FileManager.default.contents(atPath: system) {
                 pem.append(contentsOf: Array("\n".utf8))
                 pem.append(text)
             }
-            return CALocations(file: bundle.path, directory: nil, pem: pem)
+            return CALocations(file: bundle.path, directory: nil, pem: pem, bundle: bundle.path)
         }
         func value(_ name: String) -> String? { environment[name].flatMap { $0.isEmpty ? nil : $0 } }
         if let file = value("CURL_CA_BUNDLE") {
-            return CALocations(file: try checkedFile(file, variable: "CURL_CA_BUNDLE"), directory: nil)
+            let checked = try checkedFile(file, variable: "CURL_CA_BUNDLE")
+            return CALocations(file: checked.path, directory: nil, pem: checked.pem)
         }
         var locations = CALocations()
-        if let file = value("SSL_CERT_FILE") { locations.file = try checkedFile(file, variable: "SSL_CERT_FILE") }
+        if let file = value("SSL_CERT_FILE") {
+            let checked = try checkedFile(file, variable: "SSL_CERT_FILE")
+            locations.file = checked.path
+            locations.pem = checked.pem
+        }
         if let directories = value("SSL_CERT_DIR") {
             for directory in directories.split(separator: ":").map(String.init) {
                 var isDirectory: ObjCBool = false
@@ -62,13 +77,12 @@ struct CALocations: Sendable, Equatable {
         return locations
     }
 
-    /// `path` when it is a readable PEM file with a certificate.
-    private static func checkedFile(_ path: String, variable: String) throws(APIError) -> String {
+    /// `path` and its bytes, read once, when it is a readable PEM file with a certificate.
+    private static func checkedFile(_ path: String, variable: String) throws(APIError) -> (path: String, pem: Data) {
         do {
-            _ = try TLSTrust(caBundle: URL(fileURLWithPath: path))
+            return (path, try TLSTrust(caBundle: URL(fileURLWithPath: path)).pem)
         } catch {
             throw .caCertificatesUnusable("\(variable) names \(path), which \(error.problem); point it at a PEM file of CA certificates, or unset it")
         }
-        return path
     }
 }

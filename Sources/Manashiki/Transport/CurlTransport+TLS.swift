@@ -61,7 +61,7 @@ extension CurlErrorText {
         if reason.isEmpty { reason = "libcurl error \(code)" }
         // With an explicit bundle (`pem`), say it did not help: the advice to add a CA bundle
         // is then about this file (it may hold a server's certificate instead of its CA's).
-        if let bundle = locations.file, locations.pem != nil, [51, 60, 83].contains(code),
+        if let bundle = locations.bundle, [51, 60, 83].contains(code),
            !reason.contains("expired"), !reason.contains("not yet valid") {
             reason += "; the CA bundle \(bundle) does not hold the CA that issued it"
         }

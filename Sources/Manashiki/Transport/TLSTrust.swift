@@ -21,19 +21,25 @@ public struct TLSTrust: Sendable, Hashable {
     public let caBundle: URL?
     /// The DER encoding of each certificate in `caBundle`, in file order (empty for `.system`).
     public let certificates: [Data]
+    /// The bundle's bytes as read by `init(caBundle:)`: what libcurl is given (`CALocations`),
+    /// so the file is read once, and a file replaced or removed afterwards changes nothing
+    /// until a new `TLSTrust` is made (`manashiki-sync` makes one per run).
+    let pem: Data
 
     /// The system's CAs alone (on Linux, also the `CURL_CA_BUNDLE`, `SSL_CERT_FILE` and
     /// `SSL_CERT_DIR` environment variables, as curl reads them).
     public static let system = TLSTrust(caBundle: nil, certificates: [])
 
-    private init(caBundle: URL?, certificates: [Data]) {
+    private init(caBundle: URL?, certificates: [Data], pem: Data = Data()) {
         self.caBundle = caBundle
         self.certificates = certificates
+        self.pem = pem
     }
 
     /// Trusts the CA certificates in the PEM file at `caBundle` in addition to the system's.
-    /// The file is read now: a missing or unreadable file, or one without a certificate, is
-    /// refused here rather than at the first connection.
+    /// The file is read now, once: a missing or unreadable file, or one without a certificate,
+    /// is refused here rather than at the first connection, and every request verifies against
+    /// what was read (make a new `TLSTrust`, and transport, to pick up a rotated file).
     /// - Throws: `TLSTrust.BundleError` saying what is wrong with the file.
     public init(caBundle: URL) throws(BundleError) {
         let path = caBundle.path
@@ -51,7 +57,7 @@ public struct TLSTrust: Sendable, Hashable {
         guard !certificates.isEmpty else {
             throw BundleError(path: path, problem: "holds no PEM certificate (no \"-----BEGIN CERTIFICATE-----\" block)")
         }
-        self.init(caBundle: caBundle.standardizedFileURL, certificates: certificates)
+        self.init(caBundle: caBundle.standardizedFileURL, certificates: certificates, pem: data)
     }
 
     /// The DER bytes of every `-----BEGIN CERTIFICATE-----` block in `pem` that decodes.

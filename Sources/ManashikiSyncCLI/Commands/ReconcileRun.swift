@@ -17,7 +17,8 @@ struct ReconcileRun: Sendable {
 
     /// Runs and returns the exit code and the report (nil when the reconciler could not be built).
     func perform() async -> (ExitCode, SyncReport?) {
-        guard let reconciler = makeReconciler() else { return (.usage, nil) }
+        var unusable = ExitCode.usage
+        guard let reconciler = makeReconciler(failure: &unusable) else { return (unusable, nil) }
         let renderer = context.renderer(dryRun: dryRun, jsonSummary: jsonSummary)
         if context.global.json && jsonSummary {
             JSONEventWriter(console: context.console).emit("run.started", [
@@ -35,9 +36,12 @@ struct ReconcileRun: Sendable {
         return (code, report)
     }
 
-    /// The reconciler for the manifest and key, or nil (the problem printed) when the registry
-    /// settings cannot be used.
-    func makeReconciler() -> Reconciler? {
+    /// The reconciler for the manifest and key, or nil (the problem printed, and `failure` set)
+    /// when the registry settings cannot be used: 2 (`usage`), except for a CA bundle
+    /// (`registry.caBundle`, `--ca-bundle`) that was usable when the manifest was loaded and
+    /// is gone or broken now, which fails this run only (1): `sync --every` goes on, and the
+    /// next run reads the bundle again, so a restored or rotated bundle is picked up.
+    func makeReconciler(failure: inout ExitCode) -> Reconciler? {
         var options = Reconciler.Options(lockTimeout: context.global.lockTimeout, dryRun: dryRun)
         options.environment = SyncEnvironment(variables: context.console.environment)
         let cwd = context.console.currentDirectory
@@ -57,6 +61,18 @@ struct ReconcileRun: Sendable {
         do {
             if let key { return try Reconciler(manifest: manifest, apiKey: key.value, options: options) }
             return Reconciler(manifest: manifest, registry: OfflineRegistry(storageDirectory: manifest.storeDirectory), options: options)
+        } catch let error as ManifestError where error.problems.allSatisfy({ $0.path == "registry.caBundle" }) {
+            let problem = error.problems.first.map { "the CA bundle \($0.message)" } ?? "the CA bundle cannot be used"
+            let hint = "restore the file, or point registry.caBundle (or --ca-bundle) at the CA bundle; each run reads it again"
+            context.console.error("this run cannot verify the registry: \(problem) — \(hint)")
+            if context.global.json && jsonSummary {
+                JSONEventWriter(console: context.console).emit("summary", [
+                    "command": command, "outcome": "failed", "exitCode": Int(ExitCode.failure.rawValue), "exitName": ExitCode.failure.name,
+                    "error": JSONEventWriter.errorFields(message: problem, hint: hint, kind: "terminal"),
+                ])
+            }
+            failure = .failure
+            return nil
         } catch {
             context.console.error("cannot use the registry settings: \(SyncFailure(error).description)")
             return nil
@@ -66,7 +82,8 @@ struct ReconcileRun: Sendable {
     /// Repairs the store (`Reconciler.repair`), rendering the repairing sync like a `sync`
     /// without its JSON summary; nil when the reconciler could not be built.
     func repair() async -> RepairReport? {
-        guard let reconciler = makeReconciler() else { return nil }
+        var unusable = ExitCode.usage
+        guard let reconciler = makeReconciler(failure: &unusable) else { return nil }
         let renderer = context.renderer(dryRun: false, jsonSummary: false)
         let start = context.console.now()
         let report = await reconciler.repair(onEvent: { renderer.handle($0) })

@@ -284,4 +284,68 @@ struct PrivateCATests {
         #expect(refused as? APIError == .untrustedCertificate(host: "127.0.0.1", reason: "unable to get local issuer certificate"), "\(String(describing: refused))")
         #expect((refused as? APIError)?.isRetryable == false)
     }
+
+    /// The `summary` events a `--json` loop printed so far, in order.
+    static func summaries(_ stdout: String) -> [[String: Any]] {
+        stdout.split(separator: "\n").compactMap { line in
+            guard line.contains(#""type":"summary""#),
+                  let object = try? JSONSerialization.jsonObject(with: Data(line.utf8)) as? [String: Any] else { return nil }
+            return object
+        }
+    }
+
+    /// The error message of a summary ("" for none).
+    static func message(_ summary: [String: Any]) -> String { (summary["error"] as? [String: Any])?["message"] as? String ?? "" }
+
+    @Test("sync --every: a CA bundle rotated between runs is used by the next run; one that vanishes fails that run with an error naming it, and the loop goes on and recovers when it is back")
+    func loopRereadsBundle() async throws {
+        let setup = try await Setup()
+        let other = try await TestCertificateAuthority.make(name: "Unrelated CA")
+        defer { other.remove() }
+        let bundle = setup.fixture.directory.appendingPathComponent("corp-ca.pem")
+        try FileManager.default.copyItem(at: other.certificate, to: bundle) // the wrong CA first
+        try setup.writeManifest(registry: #", "caBundle": "corp-ca.pem""#)
+        let running = try setup.fixture.start(["sync", "--every", "1s", "--json"])
+        func summaries() -> [[String: Any]] { Self.summaries(running.out.text) }
+        /// Waits for a summary after the first `after` ones that satisfies `condition`; returns how many there are then.
+        func waitForSummary(after: Int, _ condition: @escaping ([String: Any]) -> Bool) async -> Int? {
+            let seen = await running.waitForOutput(timeout: 60) { Self.summaries($0).dropFirst(after).contains(where: condition) }
+            return seen ? summaries().count : nil
+        }
+        func replaceBundle(with source: URL) throws { // as an operator's tooling would: write, then rename over
+            let temporary = bundle.appendingPathExtension("new")
+            try FileManager.default.copyItem(at: source, to: temporary)
+            _ = rename(temporary.path, bundle.path)
+        }
+
+        // 1. The bundle holds another CA: the run fails, saying so.
+        let wrong = await waitForSummary(after: 0) { Self.message($0).contains("does not hold the CA that issued it") }
+        // 2. Rotated to the right CA: a later run succeeds.
+        try replaceBundle(with: setup.ca.certificate)
+        let rotated = await waitForSummary(after: wrong ?? 0) { $0["exitCode"] as? Int == 0 }
+        let installedAfterRotation = setup.fixture.isInstalledIntact("alpha")
+        // 3. The bundle vanishes: a run fails naming it; the loop goes on.
+        try FileManager.default.removeItem(at: bundle)
+        let vanished = await waitForSummary(after: rotated ?? 0) { Self.message($0).contains("corp-ca.pem does not exist") }
+        let stderrWhileGone = running.err.text
+        // 4. Back: a later run succeeds again.
+        try replaceBundle(with: setup.ca.certificate)
+        let recovered = await waitForSummary(after: vanished ?? 0) { $0["exitCode"] as? Int == 0 }
+        running.send(SIGTERM)
+        let result = await running.finish()
+        await setup.stop()
+
+        #expect(wrong != nil, "no run reported the wrong CA: \(result.all)")
+        #expect(rotated != nil, "the rotated bundle was not picked up: \(result.all)")
+        #expect(installedAfterRotation)
+        #expect(vanished != nil, "no run reported the missing bundle: \(result.all)")
+        #expect(recovered != nil, "the loop did not recover when the bundle came back: \(result.all)")
+        if let failed = summaries().first(where: { Self.message($0).contains("does not exist") }) {
+            #expect(failed["exitCode"] as? Int == 1, "\(failed)")
+            #expect(((failed["error"] as? [String: Any])?["hint"] as? String)?.contains("restore the file") == true, "\(failed)")
+        }
+        #expect(stderrWhileGone.contains("this run cannot verify the registry: the CA bundle \(bundle.path) does not exist — restore the file"), "\(stderrWhileGone)")
+        #expect([0, 143].contains(result.status), "exit \(result.status): \(result.all)")
+        #expect(!result.all.contains(Fixture.key))
+    }
 }

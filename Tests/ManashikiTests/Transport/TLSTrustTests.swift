@@ -68,14 +68,15 @@ struct TLSTrustTests {
         try Data(Self.bundle.utf8).write(to: a)
         try Data(Self.bundle.utf8).write(to: b)
         let bundle = try TLSTrust(caBundle: a)
+        let pem = Data(Self.bundle.utf8) // files are read once, into PEM bytes
         let cases: [(TLSTrust, [String: String], CALocations)] = [
             (.system, [:], CALocations()),
-            (.system, ["SSL_CERT_FILE": a.path], CALocations(file: a.path)),
+            (.system, ["SSL_CERT_FILE": a.path], CALocations(file: a.path, pem: pem)),
             (.system, ["SSL_CERT_DIR": dir.path], CALocations(directory: dir.path)),
-            (.system, ["SSL_CERT_FILE": a.path, "SSL_CERT_DIR": "\(dir.path):\(dir.path)"], CALocations(file: a.path, directory: "\(dir.path):\(dir.path)")),
-            (.system, ["CURL_CA_BUNDLE": b.path, "SSL_CERT_FILE": a.path, "SSL_CERT_DIR": dir.path], CALocations(file: b.path)),
-            (.system, ["CURL_CA_BUNDLE": "", "SSL_CERT_FILE": a.path], CALocations(file: a.path)),
-            (bundle, ["CURL_CA_BUNDLE": b.path, "SSL_CERT_DIR": dir.path], CALocations(file: a.standardizedFileURL.path, pem: Data(Self.bundle.utf8))),
+            (.system, ["SSL_CERT_FILE": a.path, "SSL_CERT_DIR": "\(dir.path):\(dir.path)"], CALocations(file: a.path, directory: "\(dir.path):\(dir.path)", pem: pem)),
+            (.system, ["CURL_CA_BUNDLE": b.path, "SSL_CERT_FILE": a.path, "SSL_CERT_DIR": dir.path], CALocations(file: b.path, pem: pem)),
+            (.system, ["CURL_CA_BUNDLE": "", "SSL_CERT_FILE": a.path], CALocations(file: a.path, pem: pem)),
+            (bundle, ["CURL_CA_BUNDLE": b.path, "SSL_CERT_DIR": dir.path], CALocations(file: a.standardizedFileURL.path, pem: pem, bundle: a.standardizedFileURL.path)),
         ]
         for (trust, environment, expected) in cases {
             #expect(try CALocations.resolve(trust, environment: environment) == expected, "\(environment)")
@@ -84,8 +85,24 @@ struct TLSTrustTests {
         let system = dir.appendingPathComponent("system.pem")
         try Data("SYSTEM ROOTS\n".utf8).write(to: system)
         let added = try CALocations.resolve(bundle, environment: [:], systemCAFile: system.path)
-        #expect(added == CALocations(file: a.standardizedFileURL.path, pem: Data((Self.bundle + "\nSYSTEM ROOTS\n").utf8)))
+        #expect(added == CALocations(file: a.standardizedFileURL.path, pem: Data((Self.bundle + "\nSYSTEM ROOTS\n").utf8), bundle: a.standardizedFileURL.path))
         #expect(try CALocations.resolve(.system, environment: [:], systemCAFile: system.path) == CALocations())
+    }
+
+    @Test("files are read once: a bundle (or SSL_CERT_FILE) replaced or removed after the trust and locations were made changes nothing until they are made again")
+    func readOnce() throws {
+        let dir = try Self.scratch()
+        defer { try? FileManager.default.removeItem(at: dir) }
+        let a = dir.appendingPathComponent("a.pem")
+        try Data(Self.bundle.utf8).write(to: a)
+        let trust = try TLSTrust(caBundle: a)
+        let fromEnvironment = try CALocations.resolve(.system, environment: ["SSL_CERT_FILE": a.path])
+        try FileManager.default.removeItem(at: a)
+        let fromBundle = try CALocations.resolve(trust, environment: [:])
+        #expect(fromBundle.pem == Data(Self.bundle.utf8), "the bundle was read again after it was removed")
+        #expect(fromEnvironment.pem == Data(Self.bundle.utf8), "libcurl would read SSL_CERT_FILE on every request")
+        // Made again (the next run): the removal is seen, and named.
+        #expect(throws: TLSTrust.BundleError(path: a.path, problem: "does not exist")) { try TLSTrust(caBundle: a) }
     }
 
     @Test("a variable naming something unusable is an error naming the variable and the path",
