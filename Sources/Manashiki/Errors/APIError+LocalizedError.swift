@@ -57,7 +57,7 @@ extension APIError: LocalizedError, CustomStringConvertible {
         case .fileSystem(let operation, let path, let code):
             return "Could not \(operation) \(path): \(Self.errnoText(code)). \(Self.fileSystemHint(code))"
         case .proxy(let failure):
-            return Self.proxyText(failure)
+            return failure.description
         }
     }
 
@@ -73,26 +73,6 @@ extension APIError: LocalizedError, CustomStringConvertible {
         case ELOOP: return "A symbolic link is in the way; the storage directory and its model files must not be symlinks pointing elsewhere."
         case EISDIR: return "A directory stands where the model file should be; remove or rename it."
         default: return "Check the storage directory exists and is writable."
-        }
-    }
-
-    /// What a proxy failure means and what to do; names the proxy and its variable, never credentials.
-    static func proxyText(_ f: ProxyFailure) -> String {
-        let proxy = "the proxy \(f.proxy) (from \(f.variable))"
-        let sentenceStart = "The proxy \(f.proxy) (from \(f.variable))"
-        switch f.problem {
-        case .unreachable(let detail):
-            return "Could not connect to \(proxy): \(detail). Check the proxy is running and \(f.variable) names it, or add \(f.host) to no_proxy to connect directly."
-        case .authenticationRequired(let given):
-            return given
-                ? "\(sentenceStart) rejected the credentials in \(f.variable) (HTTP 407 Proxy Authentication Required). Correct the user name and password in the proxy URL (percent-encode special characters)."
-                : "\(sentenceStart) requires credentials (HTTP 407 Proxy Authentication Required): put them in the proxy URL, \(f.variable)=http://USER:PASSWORD@\(f.proxy) (percent-encode special characters)."
-        case .refused(let status):
-            return "\(sentenceStart) refused to connect to \(f.host) (HTTP \(status)). Ask the proxy's administrator to allow \(f.host), or add it to no_proxy if it is reachable directly."
-        case .upstreamFailed(let status):
-            return "\(sentenceStart) could not reach \(f.host) (HTTP \(status)). This is usually temporary; if it persists, check \(f.host) is reachable from the proxy."
-        case .invalidSetting(let reason):
-            return "\(f.variable) is not a usable proxy URL: \(reason). Correct it, or unset it to connect directly."
         }
     }
 

@@ -47,7 +47,7 @@ enum CurlProxyErrorText {
         case 28 where message.hasPrefix("Connection timed out") || message.hasPrefix("Failed to connect"):
             // libcurl's connect phase: with a proxy, the connection is to the proxy.
             return failure(.unreachable("it did not accept the connection in time"))
-        case 97: return failure(.unreachable("the proxy handshake failed")) // CURLE_PROXY (SOCKS)
+        case 97: return failure(socksProblem(message: message, proxy: proxy)) // CURLE_PROXY (SOCKS)
         default:
             let direct = CurlErrorText.apiError(code: code, message: message, host: host)
             guard case .transport(let text) = direct else { return direct }
@@ -55,10 +55,30 @@ enum CurlProxyErrorText {
         }
     }
 
+    /// What libcurl's `CURLE_PROXY` message (lib/socks.c, stable since curl 7.x) says about a
+    /// SOCKS handshake: credentials wanted or rejected (terminal), the proxy's reply to the
+    /// connection request (`socksConnectFailed`), or a handshake that broke off (retryable).
+    static func socksProblem(message: String, proxy: ProxyServer) -> ProxyFailure.Problem {
+        if message.hasPrefix("User was rejected by the SOCKS5 server") {
+            return .authenticationRequired(credentialsGiven: true)
+        }
+        if message.hasPrefix("No authentication method was acceptable") {
+            return .authenticationRequired(credentialsGiven: proxy.hasCredentials)
+        }
+        // "Can't complete SOCKS5 connection to HOST. (5)" /
+        // "Can't complete SOCKS4 connection to 1.2.3.4:443. (91), request rejected or failed."
+        if message.hasPrefix("Can't complete SOCKS"), let open = message.range(of: ". (", options: .backwards),
+           let reply = Int(message[open.upperBound...].prefix { $0.isNumber }) {
+            return .socksConnectFailed(reply: reply)
+        }
+        return .unreachable("the SOCKS handshake failed (check the proxy speaks the protocol of \(proxy.scheme)://)")
+    }
+
     /// What a proxy's own HTTP answer (to `CONNECT`, or a 407 to a plain-http request) means.
     static func problem(status: Int, proxy: ProxyServer) -> ProxyFailure.Problem {
         switch status {
         case 407: return .authenticationRequired(credentialsGiven: proxy.hasCredentials)
+        case 401: return .unauthorized(credentialsGiven: proxy.hasCredentials) // a CONNECT answer is the proxy's own
         case 500...: return .upstreamFailed(status: status)
         default: return .refused(status: status)
         }
@@ -66,7 +86,68 @@ enum CurlProxyErrorText {
 
     /// `problem` with `proxy` for a request to `host`, as an `APIError`.
     static func failure(_ problem: ProxyFailure.Problem, host: String, proxy: ProxyServer) -> APIError {
-        .proxy(ProxyFailure(proxy: proxy.address, variable: proxy.variable, host: host, problem: problem))
+        .proxy(ProxyFailure(proxy: proxy.address, variable: proxy.variable, host: host, problem: problem, scheme: proxy.scheme))
+    }
+}
+
+/// Stands between the transfer and the consumer when a proxy is in the route, and turns the
+/// proxy's own refusals into proxy errors before the consumer sees them:
+/// - a 407 (only a proxy sends it);
+/// - a 401 through an HTTP(S) proxy that carries `Proxy-Authenticate`, or whose body is not
+///   the registry's error JSON (`{"error": {"code": …}}`, CONTRACT §4, which every 401 of the
+///   registry carries): the proxy's own answer, not the registry rejecting the key. Some
+///   corporate proxies answer 401 instead of 407, and read as "API key rejected" the user
+///   would replace a good key. Such a 401 is held (bodies are small, at most `maxHeld` bytes)
+///   until the transfer ends; one with the registry's error JSON goes on unchanged, so the
+///   contract's mapping applies. A SOCKS proxy relays bytes and cannot answer HTTP: no check.
+final class ProxyAnswerFilter: HTTPBodyConsumer, @unchecked Sendable {
+    /// The most body bytes of a held 401 (the registry's error JSON is far smaller).
+    static let maxHeld = 64 << 10
+    private let consumer: any HTTPBodyConsumer
+    private let proxy: ProxyServer?
+    private let host: String
+    private var held: HTTPResponseHead?
+    private var heldBody = Data()
+
+    init(_ consumer: any HTTPBodyConsumer, route: ProxyRoute, host: String) {
+        self.consumer = consumer
+        proxy = route.server
+        self.host = host
+    }
+
+    private var speaksHTTP: Bool { proxy.map { $0.scheme == "http" || $0.scheme == "https" } ?? false }
+
+    func receive(head: HTTPResponseHead) async throws {
+        if head.status == 407, let proxy { // only a proxy answers 407 (plain http)
+            throw CurlProxyErrorText.failure(CurlProxyErrorText.problem(status: 407, proxy: proxy), host: host, proxy: proxy)
+        }
+        if head.status == 401, speaksHTTP {
+            if head.headers["Proxy-Authenticate"] != nil { throw unauthorized() }
+            held = head
+            return
+        }
+        try await consumer.receive(head: head)
+    }
+
+    func receive(chunk: Data) async throws {
+        guard held != nil else { return try await consumer.receive(chunk: chunk) }
+        heldBody.append(chunk)
+        if heldBody.count > Self.maxHeld { throw unauthorized() }
+    }
+
+    /// Ends a transfer that completed: a held 401 is handed on if it is the registry's, else
+    /// thrown as the proxy's.
+    func finish() async throws {
+        guard let head = held else { return }
+        held = nil
+        guard ErrorBody.decode(heldBody)?.code != nil else { throw unauthorized() }
+        try await consumer.receive(head: head)
+        if !heldBody.isEmpty { try await consumer.receive(chunk: heldBody) }
+    }
+
+    private func unauthorized() -> APIError {
+        guard let proxy else { return .unauthorized }
+        return CurlProxyErrorText.failure(.unauthorized(credentialsGiven: proxy.hasCredentials), host: host, proxy: proxy)
     }
 }
 #endif

@@ -46,12 +46,16 @@ public struct CurlTransport: HTTPTransport {
 
     /// Streams the answer to `request` into `consumer` (see `HTTPTransport`).
     public func stream(_ request: HTTPRequest, to consumer: any HTTPBodyConsumer) async throws {
+        let route = try proxyRoute(for: request)
         let transfer = CurlTransfer(request: request, maxQueuedBytes: maxQueuedBytes, connectTimeout: connectTimeout,
-                                    route: try proxyRoute(for: request), caLocations: try caLocations.get())
+                                    route: route, caLocations: try caLocations.get())
+        // A proxy's own 407 or 401 becomes a proxy error (CurlTransport+Proxy.swift).
+        let filtered = ProxyAnswerFilter(consumer, route: route, host: request.url.host ?? "?")
         transfer.start()
         try await withTaskCancellationHandler {
             do {
-                try await transfer.deliver(to: consumer)
+                try await transfer.deliver(to: filtered)
+                try await filtered.finish()
             } catch {
                 transfer.cancel()
                 await transfer.waitUntilFinished()
@@ -325,9 +329,6 @@ final class CurlTransfer: @unchecked Sendable {
         while true {
             switch await next() {
             case .head(let head):
-                if head.status == 407, let proxy = route.server { // only a proxy answers 407 (plain http)
-                    throw CurlProxyErrorText.failure(CurlProxyErrorText.problem(status: 407, proxy: proxy), host: host, proxy: proxy)
-                }
                 sawHead = true
                 try await consumer.receive(head: head)
             case .chunk(let data):

@@ -259,4 +259,155 @@ struct ProxyTests {
         Self.expectNoSecrets(skipped)
         Self.expectNoSecrets(viaProxy)
     }
+
+    // MARK: SOCKS (microsocks)
+
+    static func requireMicroSocks() throws {
+        try #require(MicroSocks.isInstalled, "microsocks is not installed (apt-get install microsocks; .ci/run installs it)")
+    }
+
+    /// A proxy password with characters that must be percent-encoded in the URL (`@`, `:`).
+    static let socksPassword = "s3cr3t-Pr0xy@Pass:x"
+    static let encodedSocksPassword = "s3cr3t-Pr0xy%40Pass%3Ax"
+
+    /// No form of a SOCKS password in any output.
+    static func expectNoSocksSecrets(_ result: ChildResult, sourceLocation: SourceLocation = #_sourceLocation) {
+        for secret in [socksPassword, encodedSocksPassword, "s3cr3t-Pr0xy", "alice:"] {
+            #expect(!result.all.contains(secret), "a proxy credential was printed: \(result.all)", sourceLocation: sourceLocation)
+        }
+        #expect(!result.all.contains(Fixture.key), sourceLocation: sourceLocation)
+    }
+
+    @Test("a SOCKS5 proxy with a user name and password (percent-encoded @ and : in it): the sync goes through it for the registry and the storage host, whichever variable names it", arguments: [
+        ("ALL_PROXY", "socks5h"), ("all_proxy", "socks5"), ("http_proxy", "socks5h"),
+    ])
+    func socksProxy(variable: String, scheme: String) async throws {
+        try Self.requireMicroSocks()
+        let fixture = try Fixture()
+        let socks = try await MicroSocks(user: "alice", password: Self.socksPassword)
+        let value = "\(scheme)://alice:\(Self.encodedSocksPassword)@\(socks.address)"
+        let result = try await fixture.run(["sync", "--json", "-v"], environment: fixture.environment.merging([variable: value]) { $1 })
+        let connections = await socks.stop()
+        #expect(result.status == 0, "\(result.all)")
+        #expect(fixture.isInstalledIntact("alpha") && fixture.isInstalledIntact("beta"))
+        let api = "127.0.0.1:\(fixture.registry.apiBaseURL.port!)", storage = "127.0.0.1:\(fixture.registry.storageBaseURL.port!)"
+        #expect(connections.contains(api) && connections.contains(storage), "\(connections)")
+        #expect(connections.allSatisfy { $0 == api || $0 == storage }, "\(connections)")
+        Self.expectStorageGotNoKey(fixture)
+        Self.expectNoSocksSecrets(result)
+    }
+
+    @Test("an https registry (nginx, private CA) through https_proxy=socks5h://: the TLS connection runs through the SOCKS tunnel and the sync succeeds")
+    func httpsThroughSocks() async throws {
+        try Self.requireMicroSocks()
+        let setup = try await PrivateCATests.Setup()
+        let socks = try await MicroSocks(user: "alice", password: Self.socksPassword)
+        try setup.writeManifest()
+        let result = try await setup.run(["sync", "--json", "-v"], environment: [
+            "https_proxy": "socks5h://alice:\(Self.encodedSocksPassword)@\(socks.address)", "SSL_CERT_FILE": setup.ca.certificate.path,
+        ])
+        let connections = await socks.stop()
+        let proxied = setup.proxiedRequests
+        await setup.stop()
+        #expect(result.status == 0, "\(result.all)")
+        #expect(setup.fixture.isInstalledIntact("alpha"))
+        #expect(proxied >= 2, "nginx relayed \(proxied) requests")
+        let nginx = setup.nginx.baseURL.replacingOccurrences(of: "https://", with: "")
+        #expect(!connections.isEmpty && connections.allSatisfy { $0 == nginx }, "\(connections)") // storage is plain http: direct
+        Self.expectNoSocksSecrets(result)
+    }
+
+    @Test("a SOCKS5 proxy that is down: exit 1, a retryable error naming the SOCKS5 proxy and its variable, never the password", arguments: [false, true])
+    func socksDown(json: Bool) async throws {
+        let fixture = try Fixture()
+        let port = try NginxMirror.freePort() // nothing listens there
+        let environment = fixture.environment.merging(["ALL_PROXY": "socks5h://alice:\(Self.encodedSocksPassword)@127.0.0.1:\(port)"]) { $1 }
+        let result = try await fixture.run(json ? ["sync", "--json"] : ["sync"], environment: environment)
+        #expect(result.status == 1, "\(result.all)")
+        #expect(result.stderr.contains("Could not connect to the SOCKS5 proxy 127.0.0.1:\(port) (from ALL_PROXY): connection refused or unreachable."), "\(result.stderr)")
+        if json {
+            let error = try #require(result.summary()["error"] as? [String: Any], "\(result.stdout)")
+            #expect(error["kind"] as? String == "retryable", "\(error)")
+        }
+        #expect(fixture.registry.requestLog().isEmpty)
+        Self.expectNoSocksSecrets(result)
+    }
+
+    @Test("a SOCKS5 proxy that refuses: no credentials or a wrong password is a terminal error naming the proxy and saying what to do, tried once", arguments: [
+        (nil, "requires a user name and password (it accepted none of the authentication methods offered): put them in the proxy URL, ALL_PROXY=socks5h://USER:PASSWORD@"),
+        ("wrong-Pr0xyPass", "rejected the user name and password in ALL_PROXY. Correct them in the proxy URL"),
+    ] as [(String?, String)])
+    func socksRefusesCredentials(password: String?, text: String) async throws {
+        try Self.requireMicroSocks()
+        let fixture = try Fixture()
+        let socks = try await MicroSocks(user: "alice", password: Self.socksPassword)
+        let value = "socks5h://\(password.map { "alice:\($0)@" } ?? "")\(socks.address)"
+        let result = try await fixture.run(["sync", "--json", "-v"], environment: fixture.environment.merging(["ALL_PROXY": value]) { $1 })
+        let connections = await socks.stop()
+        #expect(result.status == 1, "\(result.all)")
+        #expect(result.stderr.contains("The SOCKS5 proxy \(socks.address) (from ALL_PROXY) \(text)"), "\(result.stderr)")
+        let error = try #require(result.summary()["error"] as? [String: Any], "\(result.stdout)")
+        #expect(error["kind"] as? String == "terminal", "\(error)")
+        #expect(!result.all.contains("attempt"), "retried: \(result.all)")
+        #expect(connections.isEmpty && fixture.registry.requestLog().isEmpty, "\(connections)")
+        #expect(!result.all.contains("wrong-Pr0xyPass"))
+        Self.expectNoSocksSecrets(result)
+    }
+
+    // MARK: A proxy that answers 401
+
+    /// A corporate proxy's own 401 page: HTML, `WWW-Authenticate` (not `Proxy-Authenticate`).
+    static let proxy401 = ScriptedOrigin.response(401, reason: "Unauthorized", headers: [
+        #"WWW-Authenticate: Basic realm="Corporate Web Gateway""#, "Content-Type: text/html",
+    ], body: Data("<html><body><h1>Authentication required</h1>Sign in to the web gateway.</body></html>".utf8))
+
+    @Test("a proxy that answers 401 itself (HTML page, or Proxy-Authenticate), for a plain-http registry or to CONNECT: a terminal error naming the proxy that says the API key is not the problem, never 'API key rejected'", arguments: [
+        ("html", "http"), ("proxy-authenticate", "http"), ("html", "https"),
+    ])
+    func proxyAnswers401(kind: String, registryScheme: String) async throws {
+        let fixture = try Fixture(models: ["alpha"])
+        let answer = kind == "html" ? Self.proxy401
+            : ScriptedOrigin.response(401, reason: "Unauthorized", headers: [#"Proxy-Authenticate: Basic realm="corp""#], body: Data())
+        let proxy = try ScriptedOrigin(answering: answer)
+        if registryScheme == "https" {
+            let closed = try NginxMirror.freePort()
+            try TestManifest.write(to: fixture.manifestURL, baseURL: try #require(URL(string: "https://127.0.0.1:\(closed)")),
+                                   store: "models", models: ["alpha"])
+        }
+        let variable = registryScheme == "https" ? "HTTPS_PROXY" : "http_proxy"
+        let result = try await fixture.run(["sync", "--json"], environment: fixture.environment.merging([variable: "http://127.0.0.1:\(proxy.port)"]) { $1 })
+        let requests = proxy.requests
+        proxy.stop()
+        #expect(result.status == 1, "\(result.all)")
+        #expect(result.stderr.contains("The proxy 127.0.0.1:\(proxy.port) (from \(variable)) answered HTTP 401 Unauthorized for 127.0.0.1 itself (not the registry's answer): the proxy wants credentials, the API key is not the problem, do not replace it. Put the proxy's credentials in the proxy URL, \(variable)=http://USER:PASSWORD@127.0.0.1:\(proxy.port)"),
+                "\(result.stderr)")
+        #expect(!result.all.contains("API key (revoked or unknown)") && !result.all.contains("does not accept this API key"), "\(result.all)")
+        let error = try #require(result.summary()["error"] as? [String: Any], "\(result.stdout)")
+        #expect(error["kind"] as? String == "terminal", "\(error)")
+        #expect(requests.count == 1, "retried: \(requests.map(\.target))")
+        #expect(requests.first?.method == (registryScheme == "https" ? "CONNECT" : "GET"))
+        #expect(fixture.registry.requestLog().isEmpty)
+        Self.expectNoSecrets(result)
+    }
+
+    @Test("the registry's own 401 (its error JSON) through a proxy, and a 401 page with no proxy in the route, keep the contract's mapping: the API key is rejected")
+    func registry401KeepsContract() async throws {
+        try Self.requireTinyproxy()
+        let fixture = try Fixture(models: ["alpha"])
+        let proxy = try await TinyProxy()
+        let unknownKey = ["MANASHIKI_API_KEY": "mk_pub_demo_Unknown0123456789abcdefgh"]
+        let throughProxy = try await fixture.run(["sync", "--json"], environment: unknownKey.merging(["http_proxy": "http://\(proxy.address)"]) { $1 })
+        let relayed = await proxy.stop()
+        // No proxy: a bare 401 page is the registry's (CONTRACT §4: the status alone decides).
+        let origin = try ScriptedOrigin(answering: Self.proxy401)
+        try TestManifest.write(to: fixture.manifestURL, baseURL: origin.baseURL, store: "models", models: ["alpha"])
+        let direct = try await fixture.run(["sync", "--json"])
+        origin.stop()
+        for result in [throughProxy, direct] {
+            #expect(result.status == 1, "\(result.all)")
+            #expect(result.stderr.contains("the registry rejected the API key (revoked or unknown)"), "\(result.stderr)")
+            #expect(!result.all.contains("proxy"), "\(result.all)")
+        }
+        #expect(relayed.contains { $0.hasPrefix("GET http://127.0.0.1:\(fixture.registry.apiBaseURL.port!)/api/models") }, "\(relayed)")
+    }
 }

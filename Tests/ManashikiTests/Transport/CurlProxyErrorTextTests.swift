@@ -32,5 +32,29 @@ struct CurlProxyErrorTextTests {
         #expect(error == expected)
         #expect(!error.description.contains("s3cr3t") && !error.description.contains("alice"))
     }
+
+    static let socks = try! ProxyServer(variable: "ALL_PROXY", value: "socks5h://alice:s3cr3t@proxy.corp:1080")
+
+    @Test("libcurl's SOCKS messages (CURLE_PROXY, 97): credentials wanted or rejected are terminal, the proxy's reply to the connection request keeps its code, a broken handshake is retryable", arguments: [
+        ("User was rejected by the SOCKS5 server (1 1).", ProxyFailure.Problem.authenticationRequired(credentialsGiven: true), false),
+        ("No authentication method was acceptable.", .authenticationRequired(credentialsGiven: true), false),
+        ("Can't complete SOCKS5 connection to registry.example. (2)", .socksConnectFailed(reply: 2), false),
+        ("Can't complete SOCKS5 connection to registry.example. (5)", .socksConnectFailed(reply: 5), true),
+        ("connection to proxy closed", .unreachable("the SOCKS handshake failed (check the proxy speaks the protocol of socks5h://)"), true),
+    ] as [(String, ProxyFailure.Problem, Bool)])
+    func socks(message: String, problem: ProxyFailure.Problem, retryable: Bool) {
+        let error = CurlProxyErrorText.apiError(code: 97, message: message, host: "registry.example", proxy: Self.socks, connectStatus: 0)
+        #expect(error == .proxy(ProxyFailure(proxy: "proxy.corp:1080", variable: "ALL_PROXY", host: "registry.example", problem: problem, scheme: "socks5h")))
+        #expect(error.isRetryable == retryable)
+        #expect(error.description.contains("the SOCKS5 proxy proxy.corp:1080 (from ALL_PROXY)") || error.description.contains("The SOCKS5 proxy proxy.corp:1080 (from ALL_PROXY)"), "\(error.description)")
+        #expect(!error.description.contains("s3cr3t") && !error.description.contains("alice"))
+    }
+
+    @Test("a 401 answering CONNECT is the proxy's own: unauthorized, terminal")
+    func connect401() {
+        let error = CurlProxyErrorText.apiError(code: 56, message: "CONNECT tunnel failed, response 401", host: "registry.example", proxy: Self.proxy, connectStatus: 401)
+        #expect(error == .proxy(ProxyFailure(proxy: "proxy.corp:3128", variable: "HTTPS_PROXY", host: "registry.example", problem: .unauthorized(credentialsGiven: true))))
+        #expect(!error.isRetryable)
+    }
 }
 #endif
