@@ -25,6 +25,15 @@ extension ProxyRoute {
         return (result, status)
     }
 
+    /// A host certificate that did not verify on a connection through a proxy says so: a
+    /// TLS-inspecting corporate proxy presents certificates from its own CA for every host, and
+    /// the operator must trust that CA, not the host's.
+    func throughProxy(_ error: APIError, host: String, connectStatus: Int) -> APIError {
+        guard let server, tlsPeer(host: host, connectStatus: connectStatus) == host,
+              case .untrustedCertificate(let peer, let reason) = error else { return error }
+        return .untrustedCertificate(host: peer, reason: "\(reason) (through the proxy \(server), which presents its own CA's certificates if it inspects TLS)")
+    }
+
     /// Whose certificate a TLS failure is about: through an `https://` proxy that never
     /// answered `CONNECT` (or a plain-http request, which needs none), the TLS connection that
     /// failed was the one to the proxy, so the error names the proxy, not `host`.

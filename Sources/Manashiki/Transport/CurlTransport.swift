@@ -337,7 +337,7 @@ final class CurlTransfer: @unchecked Sendable {
                 if Task.isCancelled || isCancelled { throw CancellationError() }
                 if code != 0, let tls = CurlErrorText.tlsError(code: code, message: message, host: route.tlsPeer(host: host, connectStatus: proxyConnectStatus),
                                                                certificateNames: certificateNames, locations: caLocations) {
-                    throw tls
+                    throw route.throughProxy(tls, host: host, connectStatus: proxyConnectStatus)
                 }
                 if code != 0, let proxy = route.server {
                     throw CurlProxyErrorText.apiError(code: code, message: message, host: host, proxy: proxy, connectStatus: proxyConnectStatus)

@@ -158,6 +158,25 @@ struct ProxyTests {
         Self.expectNoSecrets(result)
     }
 
+    @Test("an https registry through CONNECT whose certificate this machine does not trust (as behind a TLS-inspecting proxy): a terminal error naming the host that says the connection went through the proxy, tried once")
+    func untrustedThroughProxy() async throws {
+        try Self.requireTinyproxy()
+        let setup = try await PrivateCATests.Setup()
+        let proxy = try await TinyProxy()
+        try setup.writeManifest()
+        let result = try await setup.run(["sync", "--json"], environment: ["HTTPS_PROXY": "http://alice:\(Self.password)@\(proxy.address)"])
+        let requests = await proxy.stop()
+        await setup.stop()
+        #expect(result.status == 1, "\(result.all)")
+        #expect(result.stderr.contains("the certificate of 127.0.0.1 is not trusted: unable to get local issuer certificate (through the proxy \(proxy.address) (from HTTPS_PROXY), which presents its own CA's certificates if it inspects TLS)"),
+                "\(result.stderr)")
+        #expect(result.stderr.contains(PrivateCATests.advice), "\(result.stderr)")
+        let error = try #require(result.summary()["error"] as? [String: Any], "\(result.stdout)")
+        #expect(error["kind"] as? String == "terminal", "\(error)")
+        #expect(requests.count == 1, "\(requests)")
+        Self.expectNoSecrets(result)
+    }
+
     @Test("an https registry through the proxy's CONNECT: its refusals are worded errors naming the proxy, terminal or retryable", arguments: [
         (["BasicAuth alice \(ProxyTests.password)"], "requires credentials (HTTP 407 Proxy Authentication Required)", "terminal"),
         (["ConnectPort 443"], "refused to connect to 127.0.0.1 (HTTP 403)", "terminal"),
@@ -386,6 +405,9 @@ struct ProxyTests {
         #expect(error["kind"] as? String == "terminal", "\(error)")
         #expect(requests.count == 1, "retried: \(requests.map(\.target))")
         #expect(requests.first?.method == (registryScheme == "https" ? "CONNECT" : "GET"))
+        if registryScheme == "https" { // CONNECT carries no credential meant for the registry
+            #expect(requests.first.map { !$0.hasHeader("X-API-Key") && !$0.hasHeader("Authorization") } == true, "\(requests.map(\.headers))")
+        }
         #expect(fixture.registry.requestLog().isEmpty)
         Self.expectNoSecrets(result)
     }
