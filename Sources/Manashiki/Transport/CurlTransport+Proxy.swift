@@ -57,6 +57,9 @@ enum CurlProxyErrorText {
             // libcurl's connect phase: with a proxy, the connection is to the proxy.
             return failure(.unreachable("it did not accept the connection in time"))
         case 97: return failure(socksProblem(message: message, proxy: proxy)) // CURLE_PROXY (SOCKS)
+        case 6 where ["socks5", "socks4"].contains(proxy.scheme):
+            // The name is resolved here, not by the proxy: say how to let the proxy do it.
+            return .transport("could not resolve \(host) on this machine, to reach it through the proxy \(proxy): \(proxy.scheme):// resolves host names here, \(proxy.scheme == "socks5" ? "socks5h" : "socks4a"):// lets the proxy resolve them")
         default:
             let direct = CurlErrorText.apiError(code: code, message: message, host: host)
             guard case .transport(let text) = direct else { return direct }

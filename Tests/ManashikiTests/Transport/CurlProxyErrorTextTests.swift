@@ -50,6 +50,13 @@ struct CurlProxyErrorTextTests {
         #expect(!error.description.contains("s3cr3t") && !error.description.contains("alice"))
     }
 
+    @Test("socks5:// (names resolved here) and a name this machine cannot resolve: the error says socks5h:// lets the proxy resolve it")
+    func socksLocalResolution() throws {
+        let proxy = try ProxyServer(variable: "ALL_PROXY", value: "socks5://proxy.corp:1080")
+        let error = CurlProxyErrorText.apiError(code: 6, message: "Failed to resolve \"registry.corp\" for SOCKS5 connect.", host: "registry.corp", proxy: proxy, connectStatus: 0)
+        #expect(error == .transport("could not resolve registry.corp on this machine, to reach it through the proxy proxy.corp:1080 (from ALL_PROXY): socks5:// resolves host names here, socks5h:// lets the proxy resolve them"))
+    }
+
     @Test("a 401 answering CONNECT is the proxy's own: unauthorized, terminal")
     func connect401() {
         let error = CurlProxyErrorText.apiError(code: 56, message: "CONNECT tunnel failed, response 401", host: "registry.example", proxy: Self.proxy, connectStatus: 401)
