@@ -28,6 +28,15 @@ struct SharedStoreOwnerTests {
         #expect(f.isInstalledIntact("alpha") && f.isInstalledIntact("beta"))
         let plan = try await f.run(["plan", "-m", b, "--owner", "svc-b"])
         #expect(plan.status == 0, "\(plan.all)")
+        // status names who claims what, in text (a column once an owner is named) and JSON.
+        let status = try await f.run(["status", "--store", "models"])
+        #expect(status.stdoutLines.contains { $0.hasPrefix("MODEL") && $0.hasSuffix("OWNERS") }, "\(status.stdout)")
+        #expect(status.stdoutLines.contains { $0.hasPrefix("alpha") && $0.hasSuffix("svc-a") })
+        #expect(status.stdoutLines.contains { $0.hasPrefix("beta") && $0.hasSuffix("svc-b") })
+        let json = try await f.run(["status", "--store", "models", "--json"])
+        let summary = try #require(try JSONSerialization.jsonObject(with: Data(json.stdout.utf8)) as? [String: Any])
+        let owners = ((summary["models"] as? [[String: Any]]) ?? []).reduce(into: [String: [String]]()) { $0[$1["modelId"] as? String ?? "?"] = $1["owners"] as? [String] }
+        #expect(owners == ["alpha": ["svc-a"], "beta": ["svc-b"]], "\(json.stdout)")
     }
 
     @Test("without owners the same two manifests are one owner: the second sync prunes the first one's model")
