@@ -26,24 +26,10 @@ final class MicroSocks: @unchecked Sendable {
         guard let executable = Self.executable else {
             throw NSError(domain: "MicroSocks", code: 2, userInfo: [NSLocalizedDescriptionKey: "microsocks is not installed (.ci/run installs it)"])
         }
-        var started: (Int, RunningChild)?
-        var output = ""
-        // A port found free can be taken before microsocks binds it: try a few.
-        for _ in 0..<3 where started == nil {
-            let port = try NginxMirror.freePort()
+        let (port, child) = try await LoopbackDaemon.start("microsocks") { port in
             var arguments = ["-i", "127.0.0.1", "-p", String(port)]
             if let user, let password { arguments += ["-u", user, "-P", password] }
-            let child = try RunningChild.start(executable, arguments, path: "/usr/bin:/bin", in: FileManager.default.temporaryDirectory)
-            if await child.wait(timeout: 20, until: { NginxMirror.accepts(port: port) }) {
-                started = (port, child)
-            } else {
-                child.send(SIGKILL)
-                let r = await child.finish(timeout: 5)
-                output = r.stdout + r.stderr
-            }
-        }
-        guard let (port, child) = started else {
-            throw NSError(domain: "MicroSocks", code: 1, userInfo: [NSLocalizedDescriptionKey: "microsocks did not start: \(output)"])
+            return try RunningChild.start(executable, arguments, path: "/usr/bin:/bin", in: FileManager.default.temporaryDirectory)
         }
         self.port = port
         self.child = child

@@ -38,11 +38,8 @@ final class TinyProxy: @unchecked Sendable {
         guard let executable = Self.executable else {
             throw NSError(domain: "TinyProxy", code: 2, userInfo: [NSLocalizedDescriptionKey: "tinyproxy is not installed (.ci/run installs it)"])
         }
-        var started: (Int, RunningChild)?
-        var output = ""
-        // A port found free can be taken before tinyproxy binds it: try a few.
-        for _ in 0..<3 where started == nil {
-            let port = try NginxMirror.freePort()
+        let workdir = self.workdir
+        let (port, child) = try await LoopbackDaemon.start("tinyproxy") { port in
             let config = ([
                 "Port \(port)",
                 "Listen 127.0.0.1",
@@ -55,17 +52,7 @@ final class TinyProxy: @unchecked Sendable {
             ] + extra).joined(separator: "\n") + "\n"
             let path = workdir.appendingPathComponent("tinyproxy.conf").path
             try config.write(toFile: path, atomically: true, encoding: .utf8)
-            let child = try RunningChild.start(executable, ["-d", "-c", path], path: "/usr/bin:/bin", in: workdir)
-            if await child.wait(timeout: 20, until: { NginxMirror.accepts(port: port) }) {
-                started = (port, child)
-            } else {
-                child.send(SIGKILL)
-                let r = await child.finish(timeout: 5)
-                output = r.stdout + r.stderr
-            }
-        }
-        guard let (port, child) = started else {
-            throw NSError(domain: "TinyProxy", code: 1, userInfo: [NSLocalizedDescriptionKey: "tinyproxy did not start: \(output)"])
+            return try RunningChild.start(executable, ["-d", "-c", path], path: "/usr/bin:/bin", in: workdir)
         }
         self.port = port
         self.child = child
