@@ -4,7 +4,7 @@ import Foundation
 ///
 /// libcurl's syntax and matching (`CURLOPT_NOPROXY`), plus the port and `*.` forms Go and
 /// Python accept, so a list written for either works here:
-/// - entries are separated by commas and/or blanks; case does not matter;
+/// - entries are separated by commas and/or blanks (line breaks too); case does not matter;
 /// - `*` alone matches every host;
 /// - a name matches itself and every subdomain: `example.com` and `.example.com` (and
 ///   `*.example.com`) match `example.com` and `www.example.com`, not `notexample.com`;
@@ -32,7 +32,8 @@ struct NoProxyList: Sendable, Hashable {
 
     /// Parses the variable's value.
     init(_ text: String) {
-        let tokens = text.split { $0 == "," || $0 == " " || $0 == "\t" }.map(String.init)
+        // Any blank or line break separates too (a CRLF environment file ends the value in \r).
+        let tokens = text.split { $0 == "," || $0.isWhitespace }.map(String.init)
         matchesAll = tokens.contains("*")
         entries = tokens.compactMap(Self.entry)
     }

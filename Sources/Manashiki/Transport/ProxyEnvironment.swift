@@ -57,10 +57,12 @@ struct ProxyEnvironment: Sendable, Hashable {
         }
     }
 
-    /// The first of `names` that is set and not empty, with its value.
+    /// The first of `names` that is set and not empty, with its value. Blanks and line breaks
+    /// around it are dropped: an environment file saved with CRLF line endings (systemd's
+    /// `EnvironmentFile=`, Docker's `--env-file`) leaves a `\r` at the end of every value.
     private func first(of names: [String]) -> (String, String)? {
         for name in names {
-            if let value = variables[name]?.trimmingCharacters(in: .whitespaces), !value.isEmpty { return (name, value) }
+            if let value = variables[name]?.trimmingCharacters(in: .whitespacesAndNewlines), !value.isEmpty { return (name, value) }
         }
         return nil
     }

@@ -93,6 +93,22 @@ struct ProxyTests {
         #expect(requests.contains { $0.hasPrefix("GET \(storage)") } == storageProxied, "\(requests)")
     }
 
+    @Test("values from an environment file with CRLF line endings (a trailing \\r): the proxy URL still works, and no_proxy still sends the registry direct", arguments: [
+        ("http_proxy", true), ("no_proxy", false),
+    ])
+    func carriageReturn(variable: String, proxied: Bool) async throws {
+        try Self.requireTinyproxy()
+        let fixture = try Fixture(models: ["alpha"])
+        let proxy = try await TinyProxy()
+        var environment = fixture.environment.merging(["http_proxy": "http://\(proxy.address)\r"]) { $1 }
+        if variable == "no_proxy" { environment["http_proxy"] = "http://\(proxy.address)"; environment["no_proxy"] = "localhost,127.0.0.1\r" }
+        let result = try await fixture.run(["sync", "--json"], environment: environment)
+        let requests = await proxy.stop()
+        #expect(result.status == 0, "\(result.all)")
+        #expect(fixture.isInstalledIntact("alpha"))
+        #expect(requests.isEmpty == !proxied, "\(requests)")
+    }
+
     @Test("a proxy that is down: exit 1, a retryable error naming the proxy and its variable, never its password", arguments: [false, true])
     func proxyDown(json: Bool) async throws {
         let fixture = try Fixture()
