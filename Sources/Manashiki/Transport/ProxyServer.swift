@@ -46,10 +46,17 @@ struct ProxyServer: Sendable, Hashable, CustomStringConvertible {
         // Foundation takes `user:p@ss@host` and `user:pa ss@host` (splitting at the last `@`,
         // encoding what it must); libcurl refuses them and then reports the proxy's name as
         // unresolvable, a retryable error. Check the text as written and say what to do.
-        let authority = text[text.range(of: "://")!.upperBound...].prefix { !"/?#".contains($0) }
+        let mustEncode = Invalid(reason: "its user name or password holds a character that must be percent-encoded (@ as %40, : as %3A, / as %2F, ? as %3F, # as %23, space as %20, % as %25)")
+        let rest = text[text.range(of: "://")!.upperBound...]
+        let authority = rest.prefix { !"/?#".contains($0) }
         if let at = authority.lastIndex(of: "@"), !authority[..<at].split(separator: ":", maxSplits: 1).allSatisfy({ Self.isPercentEncoded(String($0)) }) {
-            throw Invalid(reason: "its user name or password holds a character that must be percent-encoded (@ as %40, : as %3A, / as %2F, space as %20, % as %25)")
+            throw mustEncode
         }
+        // `user:2024/x@proxy:3128` parses as host `user`, port 2024: a `/`, `?` or `#` in the
+        // password ends the authority early, and the user name (to DNS, in messages) and the
+        // password's digits (as the port) would leak. An `@` after the authority is such a
+        // password: a proxy URL has no use for a path.
+        if !authority.contains("@"), rest.dropFirst(authority.count).contains("@") { throw mustEncode }
         self.variable = variable
         self.scheme = scheme
         self.host = host

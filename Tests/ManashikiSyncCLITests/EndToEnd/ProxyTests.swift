@@ -264,6 +264,20 @@ struct ProxyTests {
         Self.expectNoSecrets(result)
     }
 
+    @Test("a proxy password that starts with digits and holds an unencoded /, ? or #: a terminal error saying to percent-encode it, never the user name or digits taken for the proxy's host and port", arguments: ["/", "?", "#"])
+    func passwordEndingAuthority(_ character: String) async throws {
+        let fixture = try Fixture()
+        let port = try NginxMirror.freePort()
+        let value = "http://alice:2024\(character)Winter@127.0.0.1:\(port)"
+        let result = try await fixture.run(["sync", "--json"], environment: fixture.environment.merging(["http_proxy": value]) { $1 })
+        #expect(result.status == 1, "\(result.all)")
+        #expect(result.stderr.contains("http_proxy is not a usable proxy URL: its user name or password holds a character that must be percent-encoded"), "\(result.stderr)")
+        let error = try #require(result.summary()["error"] as? [String: Any], "\(result.stdout)")
+        #expect(error["kind"] as? String == "terminal", "\(error)")
+        #expect(!result.all.contains("alice") && !result.all.contains("2024") && !result.all.contains("Winter"), "\(result.all)")
+        #expect(fixture.registry.requestLog().isEmpty)
+    }
+
     @Test("a mirror through a proxy that wants credentials: without them the mirror is skipped with a warning naming the proxy and the registry (no_proxy) serves; with them the mirror serves through the proxy; never a credential printed")
     func mirrorThroughProxy() async throws {
         try Self.requireTinyproxy()
