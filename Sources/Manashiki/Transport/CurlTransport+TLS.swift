@@ -64,6 +64,11 @@ extension CurlErrorText {
         if let bundle = locations.bundle, [51, 60, 83].contains(code),
            !reason.contains("expired"), !reason.contains("not yet valid") {
             reason += "; the CA bundle \(bundle) does not hold the CA that issued it"
+        } else if let directory = locations.directory, [51, 60, 83].contains(code),
+                  !reason.contains("expired"), !reason.contains("not yet valid") {
+            // SSL_CERT_DIR: OpenSSL finds a CA there only through its hash-named link, so a
+            // PEM file copied in without `openssl rehash` is not seen.
+            reason += "; if its CA is in SSL_CERT_DIR (\(directory)), run `openssl rehash` on that directory (OpenSSL finds CAs there by hash-named links)"
         }
         switch code {
         case 51, 60:

@@ -176,6 +176,22 @@ struct PrivateCATests {
         #expect(setup.fixture.isInstalledIntact("alpha"))
     }
 
+    @Test("SSL_CERT_DIR holding the CA without `openssl rehash`: a terminal error that says to rehash the directory")
+    func unhashedCertDirectory() async throws {
+        let setup = try await Setup()
+        try setup.writeManifest()
+        let dir = setup.fixture.directory.appendingPathComponent("certs")
+        try FileManager.default.createDirectory(at: dir, withIntermediateDirectories: true)
+        try FileManager.default.copyItem(at: setup.ca.certificate, to: dir.appendingPathComponent("corp-ca.pem"))
+        let result = try await setup.run(["sync", "--json"], environment: ["SSL_CERT_DIR": dir.path])
+        await setup.stop()
+        #expect(result.status == 1, "\(result.all)")
+        #expect(result.stderr.contains("the certificate of 127.0.0.1 is not trusted: unable to get local issuer certificate; if its CA is in SSL_CERT_DIR (\(dir.path)), run `openssl rehash` on that directory"),
+                "\(result.stderr)")
+        let error = try #require(result.summary()["error"] as? [String: Any], "\(result.stdout)")
+        #expect(error["kind"] as? String == "terminal", "\(error)")
+    }
+
     @Test("CURL_CA_BUNDLE wins over SSL_CERT_FILE, as in curl; registry.caBundle wins over both")
     func precedence() async throws {
         let setup = try await Setup()
