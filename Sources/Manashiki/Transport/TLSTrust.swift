@@ -36,7 +36,8 @@ public struct TLSTrust: Sendable, Hashable {
         self.pem = pem
     }
 
-    /// Trusts the CA certificates in the PEM file at `caBundle` in addition to the system's.
+    /// Trusts the CA certificates in the PEM file at `caBundle` (or the one certificate of a
+    /// binary DER `.cer`/`.crt` file) in addition to the system's.
     /// The file is read now, once: a missing or unreadable file, or one without a certificate,
     /// is refused here rather than at the first connection, and every request verifies against
     /// what was read (make a new `TLSTrust`, and transport, to pick up a rotated file).
@@ -55,9 +56,32 @@ public struct TLSTrust: Sendable, Hashable {
         }
         let certificates = Self.certificates(inPEM: data)
         guard !certificates.isEmpty else {
+            // Corporate IT often hands out the CA as a binary (DER) .cer/.crt file: one
+            // certificate, which is used as it is (libcurl gets it as PEM).
+            if Self.isDERCertificate(data) {
+                self.init(caBundle: caBundle.standardizedFileURL, certificates: [data], pem: Self.pem(der: data))
+                return
+            }
             throw BundleError(path: path, problem: "holds no PEM certificate (no \"-----BEGIN CERTIFICATE-----\" block)")
         }
         self.init(caBundle: caBundle.standardizedFileURL, certificates: certificates, pem: data)
+    }
+
+    /// Whether `data` is one DER-encoded structure filling the file: an ASN.1 SEQUENCE (0x30)
+    /// whose long-form length (a certificate is longer than 127 bytes) covers the rest exactly.
+    static func isDERCertificate(_ data: Data) -> Bool {
+        let bytes = [UInt8](data.prefix(6))
+        guard bytes.count >= 4, bytes[0] == 0x30, (0x81...0x84).contains(bytes[1]) else { return false }
+        let lengthBytes = Int(bytes[1] & 0x7F)
+        guard bytes.count >= 2 + lengthBytes else { return false }
+        let length = bytes[2..<(2 + lengthBytes)].reduce(0) { $0 << 8 | Int($1) }
+        return 2 + lengthBytes + length == data.count
+    }
+
+    /// `der` as one PEM certificate block.
+    static func pem(der: Data) -> Data {
+        let base64 = der.base64EncodedString(options: [.lineLength64Characters, .endLineWithLineFeed])
+        return Data("-----BEGIN CERTIFICATE-----\n\(base64)\n-----END CERTIFICATE-----\n".utf8)
     }
 
     /// The DER bytes of every `-----BEGIN CERTIFICATE-----` block in `pem` that decodes.

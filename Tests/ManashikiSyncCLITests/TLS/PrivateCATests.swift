@@ -154,6 +154,21 @@ struct PrivateCATests {
         #expect(handshakes == 1, "\(setup.nginx.errorLog)")
     }
 
+    @Test("a CA as a binary DER .cer file (as corporate IT often hands it out) works as --ca-bundle and as SSL_CERT_FILE", arguments: ["--ca-bundle", "SSL_CERT_FILE"])
+    func derCABundle(_ setting: String) async throws {
+        let setup = try await Setup()
+        try setup.writeManifest()
+        let der = setup.fixture.directory.appendingPathComponent("corp-ca.cer")
+        let converted = try await ExternalTool.run("openssl", ["x509", "-in", setup.ca.certificate.path, "-outform", "der", "-out", der.path])
+        #expect(converted.succeeded, "\(converted.output)")
+        let result = setting == "--ca-bundle"
+            ? try await setup.run(["sync", "--ca-bundle", der.path])
+            : try await setup.run(environment: ["SSL_CERT_FILE": der.path])
+        await setup.stop()
+        #expect(result.status == 0, "\(setting): \(result.all)")
+        #expect(setup.fixture.isInstalledIntact("alpha"))
+    }
+
     @Test("--ca-bundle FILE: the sync succeeds over TLS without a manifest setting")
     func flagCABundle() async throws {
         let setup = try await Setup()
