@@ -56,6 +56,9 @@ enum CurlProxyErrorText {
         case 28 where message.hasPrefix("Connection timed out") || message.hasPrefix("Failed to connect"):
             // libcurl's connect phase: with a proxy, the connection is to the proxy.
             return failure(.unreachable("it did not accept the connection in time"))
+        case 56 where connectStatus == 0 && message.hasPrefix("Proxy CONNECT aborted"):
+            // The proxy hung up instead of answering CONNECT: not the host's doing.
+            return failure(.unreachable("it closed the connection instead of answering CONNECT \(host) (some proxies do so for a host or port their rules forbid)"))
         case 97: return failure(socksProblem(message: message, proxy: proxy)) // CURLE_PROXY (SOCKS)
         case 6 where ["socks5", "socks4"].contains(proxy.scheme):
             // The name is resolved here, not by the proxy: say how to let the proxy do it.

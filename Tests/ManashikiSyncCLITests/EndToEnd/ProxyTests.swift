@@ -193,6 +193,21 @@ struct ProxyTests {
         Self.expectNoSecrets(result)
     }
 
+    @Test("a proxy that hangs up instead of answering CONNECT: the error names the proxy and says so, not a reset by the registry")
+    func connectClosed() async throws {
+        let fixture = try Fixture(models: ["alpha"])
+        let proxy = try ScriptedOrigin { _ in [] } // reads the request, then closes
+        let closed = try NginxMirror.freePort()
+        try TestManifest.write(to: fixture.manifestURL, baseURL: try #require(URL(string: "https://127.0.0.1:\(closed)")), store: "models", models: ["alpha"])
+        let result = try await fixture.run(["sync", "--json"], environment: fixture.environment.merging(["HTTPS_PROXY": "http://127.0.0.1:\(proxy.port)"]) { $1 })
+        let requests = proxy.requests
+        proxy.stop()
+        #expect(result.status == 1, "\(result.all)")
+        #expect(result.stderr.contains("Could not connect to the proxy 127.0.0.1:\(proxy.port) (from HTTPS_PROXY): it closed the connection instead of answering CONNECT 127.0.0.1"), "\(result.stderr)")
+        #expect(!result.all.contains("was lost (reset)"), "\(result.all)")
+        #expect(requests.allSatisfy { $0.method == "CONNECT" && $0.target == "127.0.0.1:\(closed)" }, "\(requests.map(\.target))")
+    }
+
     @Test("an https registry through the proxy's CONNECT: its refusals are worded errors naming the proxy, terminal or retryable", arguments: [
         (["BasicAuth alice \(ProxyTests.password)"], "requires credentials (HTTP 407 Proxy Authentication Required)", "terminal"),
         (["ConnectPort 443"], "refused to connect to 127.0.0.1 (HTTP 403)", "terminal"),
