@@ -60,7 +60,16 @@ package struct SyncCommand: Sendable {
     func once(manifest: Manifest, key: LoadedKey?) async -> ExitCode {
         let started = context.console.date()
         let (code, report) = await ReconcileRun(context: context, manifest: manifest, key: key, command: "sync", dryRun: options.dryRun).perform()
-        guard let report, !options.dryRun else { return code }
+        guard let report, !options.dryRun else {
+            // A run that could not start (its CA bundle gone, see ReconcileRun) is still a failed
+            // run for the metrics: the last success stays, the exit code and outcome say 1/failed.
+            if code == .failure {
+                writeMetrics(metricsFile(manifest)) {
+                    $0.metrics(outcome: "failed", exitCode: code, store: manifest.storeDirectory, started: started, finished: context.console.date())
+                }
+            }
+            return code
+        }
         let finished = context.console.date()
         let layout = StoreLayout(directory: manifest.storeDirectory)
         let previous = LastRunRecord.read(layout)

@@ -336,7 +336,8 @@ struct PrivateCATests {
         let bundle = setup.fixture.directory.appendingPathComponent("corp-ca.pem")
         try FileManager.default.copyItem(at: other.certificate, to: bundle) // the wrong CA first
         try setup.writeManifest(registry: #", "caBundle": "corp-ca.pem""#)
-        let running = try setup.fixture.start(["sync", "--every", "1s", "--json"])
+        let metrics = setup.fixture.directory.appendingPathComponent("sync.prom")
+        let running = try setup.fixture.start(["sync", "--every", "1s", "--json", "--metrics-file", metrics.path])
         func summaries() -> [[String: Any]] { Self.summaries(running.out.text) }
         /// Waits for a summary after the first `after` ones that satisfies `condition`; returns how many there are then.
         func waitForSummary(after: Int, _ condition: @escaping ([String: Any]) -> Bool) async -> Int? {
@@ -359,6 +360,7 @@ struct PrivateCATests {
         try FileManager.default.removeItem(at: bundle)
         let vanished = await waitForSummary(after: rotated ?? 0) { Self.message($0).contains("corp-ca.pem does not exist") }
         let stderrWhileGone = running.err.text
+        let metricsWhileGone = (try? String(contentsOf: metrics, encoding: .utf8)) ?? "" // every run fails alike until it is back
         // 4. Back: a later run succeeds again.
         try replaceBundle(with: setup.ca.certificate)
         let recovered = await waitForSummary(after: vanished ?? 0) { $0["exitCode"] as? Int == 0 }
@@ -378,5 +380,10 @@ struct PrivateCATests {
         #expect(stderrWhileGone.contains("this run cannot verify the registry: the CA bundle \(bundle.path) does not exist — restore the file"), "\(stderrWhileGone)")
         #expect([0, 143].contains(result.status), "exit \(result.status): \(result.all)")
         #expect(!result.all.contains(Fixture.key))
+        // The metrics say the run failed, and keep the last success (the rotated bundle's run).
+        let lines = metricsWhileGone.split(separator: "\n")
+        #expect(lines.contains { $0.hasPrefix("manashiki_sync_last_run_exit_code{") && $0.hasSuffix("} 1") }, "\(metricsWhileGone)")
+        #expect(lines.contains { $0.contains(#"outcome="failed"} 1"#) }, "\(metricsWhileGone)")
+        #expect(lines.contains { $0.hasPrefix("manashiki_sync_last_success_timestamp_seconds{") && !$0.hasSuffix("} 0") }, "\(metricsWhileGone)")
     }
 }
