@@ -97,7 +97,8 @@ final class SyncRun: Sendable {
         let identities = StoreScanner.identities(layout)
 
         // What stands in for the catalog: the lock, the bundles' indexes (offline), or the registry's.
-        let fetcher = makeFetcher()
+        var fetcher = makeFetcher()
+        warnings += await fetcher.readIndexes()
         var planManifest = manifest
         var catalog: [ModelEntry] = []
         var listing = CatalogListing(entries: [])

@@ -34,4 +34,30 @@ struct MirrorStallTests {
         #expect(report.bytesBySource == ["registry": 20_000])
         #expect(try Data(contentsOf: store.file("tiny")) == registry.artifactBytes(modelId: "tiny"))
     }
+
+    @Test("a silent mirror costs one idle timeout per run, not one per model: it is named in one warning and not asked again")
+    func stallOncePerRun() async throws {
+        let key = "mk_pub_acme_AbCdEfGhIjKlMnOpQrSt01"
+        var catalog = RegistryCatalog()
+        catalog.keys = [RegistryKey(secret: key, organization: "acme")]
+        for (i, id) in ["one", "two", "three"].enumerated() {
+            catalog.add(model: RegistryModel(modelId: id, version: "1.0.0", artifact: .generated(size: 10_000, seed: UInt64(i + 1)), platforms: ["linux"]))
+        }
+        let registry = try DevelopmentRegistry.start(catalog: catalog)
+        defer { registry.stop() }
+        let silent = try ScriptedOrigin { _ in [.silence(seconds: 60)] }
+        defer { silent.stop() }
+        let store = TestStore()
+        var manifest = Manifest(registry: RegistrySettings(baseURL: registry.apiBaseURL), store: StoreSettings(directory: store.url.path),
+                                policies: SyncPolicies(checkCompatibility: false), models: ["one", "two", "three"].map { ModelSpec(id: $0) })
+        manifest.sources = [ArtifactSource(.mirror(URL(string: "http://127.0.0.1:\(silent.port)/bundle")!))]
+        var options = Fixture.options()
+        options.mirrorIdleTimeout = 1
+
+        let report = try await Reconciler(manifest: manifest, apiKey: key, options: options).run()
+        #expect(report.outcome == .changed, "\(report.summary)")
+        #expect(silent.requests.count == 1, "\(silent.requests.count) requests")
+        #expect(report.bytesBySource == ["registry": 30_000])
+        #expect(report.warnings.filter { $0.contains("mirror http://127.0.0.1:\(silent.port)/bundle did not answer") }.count == 1, "\(report.warnings)")
+    }
 }
