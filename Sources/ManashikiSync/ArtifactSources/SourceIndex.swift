@@ -8,7 +8,7 @@ import Manashiki
 /// | the mirror's `index.json` | what happens |
 /// |---|---|
 /// | a bundle index this version reads | blobs it lists are requested; others are not (the model comes from the next source, the plan says so) |
-/// | 404, another status, not a bundle index, a newer format | a warning saying what to do; blobs are requested without the index, as before |
+/// | 404, another status, not a bundle index, a newer format, over 64 MiB, a refused redirect | a warning saying what to do; blobs are requested without the index, as before |
 /// | no answer (connection refused, TLS, a proxy refusal, no byte for the idle timeout) | the mirror is not used this run: one warning, no further request |
 ///
 /// A bundle directory that does not exist, or whose index cannot be read, gets a warning on an
@@ -71,6 +71,11 @@ extension ArtifactFetcher {
                 }
             } catch is CancellationError {
                 break
+            } catch where !Self.isUnreachable(error) {
+                // The mirror answered, but not with an index this run can use (over the size
+                // limit, a refused redirect): its blobs may still be fine.
+                indexes[source.label] = .unlisted
+                warnings.append("\(source.label): its \(BundleLayout.indexName) could not be read (\(SyncFailure(error).message)); its blobs are requested without the index")
             } catch {
                 indexes[source.label] = .unreachable(error)
                 // A certificate or proxy problem is reported with each model it keeps from the
@@ -81,6 +86,16 @@ extension ArtifactFetcher {
             }
         }
         return warnings
+    }
+
+    /// Whether an error means the mirror cannot be reached at all (the network, TLS, a proxy),
+    /// rather than that one answer was unusable.
+    static func isUnreachable(_ error: any Error) -> Bool {
+        switch error as? APIError {
+        case .transport?, .untrustedCertificate?, .certificateNameMismatch?, .caCertificatesUnusable?, .proxy?: return true
+        case nil: return !(error is SyncFailure)
+        default: return false
+        }
     }
 
     /// Whether a source's failure is a setting someone must fix (a certificate that does not

@@ -392,4 +392,23 @@ struct FleetTests {
         #expect(result.status == 2)
         #expect(result.stderr.contains(#"list it in the manifest's "sources" as {"mirror": "http://10.0.0.5/bundle", "allowHTTP": true}"#), "\(result.stderr)")
     }
+
+    @Test("a mirror whose index.json cannot be used (a redirect the URL policy refuses) still serves its blobs, with a warning; only a mirror that does not answer is dropped for the run")
+    func unusableIndexKeepsMirror() async throws {
+        try #require(NginxMirror.isInstalled, "nginx is not installed")
+        let (fixture, bundle) = try await Self.exported()
+        let nginx = try await NginxMirror(server: """
+        root \(bundle.path);
+            location /blobs/ { default_type application/octet-stream; }
+            location = /index.json { return 302 http://192.0.2.1/index.json; }
+        """)
+        let second = try Self.secondMachine(fixture, extra: #""sources": [{"mirror": "\#(nginx.baseURL)"}],"#)
+        let result = try await CLIProcess.run(["sync", "--json"], environment: fixture.environment, in: second)
+        await nginx.stop()
+        #expect(result.status == 0, "\(result.all)")
+        let summary = result.summary()
+        #expect(summary["bytesBySource"] as? [String: Int] == ["mirror \(nginx.baseURL)": (64 + 128) << 10], "\(result.all)")
+        let warnings = summary["warnings"] as? [String] ?? []
+        #expect(warnings.contains { $0.hasPrefix("mirror \(nginx.baseURL): its index.json could not be read") }, "\(warnings)")
+    }
 }
