@@ -212,6 +212,8 @@ final class SyncRun: Sendable {
                                               registryAllowed: fetchContext.registryRefusal(item.modelId, t) == nil)
             default: return nil
             }
+        }, unserved: { id, t in
+            "\(t.version) (sha256 \(t.sha256.prefix(12))…) is not available: \(fetcher.whyNoSource(sha256: t.sha256, isPrivate: t.needsSession)); \(fetchContext.registryRefusal(id, t) ?? "the registry is not tried")"
         })
         plannedRecords.withLock { $0 = input.records }
         emit(.planReady(plan))

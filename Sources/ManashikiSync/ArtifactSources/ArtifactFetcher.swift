@@ -61,6 +61,20 @@ struct ArtifactFetcher: Sendable {
         return registryAllowed ? "registry" : nil
     }
 
+    /// Why no eligible source is expected to serve `sha256`: each source and its reason, as a
+    /// failed fetch would list them.
+    func whyNoSource(sha256: String, isPrivate: Bool) -> String {
+        let tried = eligible(isPrivate: isPrivate).map { s -> String in
+            if s.bundle != nil { return "\(s.label): no \(BundleLayout.blobPath(sha256))" }
+            switch indexes[s.label] {
+            case .listed?: return "\(s.label): its \(BundleLayout.indexName) does not list sha256 \(sha256.prefix(12))…"
+            case .unreachable(let error)?: return "\(s.label): not used this run (\(SyncFailure(error).message))"
+            default: return "\(s.label): this registry client cannot download from mirrors"
+            }
+        }
+        return tried.isEmpty ? "no source can serve it" : tried.joined(separator: "; ")
+    }
+
     /// Installs `target` as `<store>/<modelId>.bin`.
     /// - Parameters:
     ///   - registryRefusal: why the registry may not be used for it (`--offline`, `"fallback":

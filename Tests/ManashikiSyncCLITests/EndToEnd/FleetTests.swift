@@ -411,4 +411,32 @@ struct FleetTests {
         let warnings = summary["warnings"] as? [String] ?? []
         #expect(warnings.contains { $0.hasPrefix("mirror \(nginx.baseURL): its index.json could not be read") }, "\(warnings)")
     }
+
+    @Test("plan --locked --offline --from a bundle that lacks a locked blob blocks that model in the plan, naming the blob (a build learns the bundle is incomplete before anything runs)")
+    func planBlocksWhatNoSourceServes() async throws {
+        let fixture = try Fixture()
+        #expect(try await fixture.run(["lock", "--quiet"]).status == 0)
+        #expect(try await fixture.run(["sync", "--locked", "--quiet"]).status == 0)
+        #expect(try await fixture.run(["export", "bundle", "--select", "lock", "--quiet"], environment: [:]).status == 0)
+        let bundle = BundleLayout(directory: fixture.directory.appendingPathComponent("bundle"))
+        let betaSHA = fixture.registry.sha256(modelId: "beta")
+        try FileManager.default.removeItem(at: bundle.blob(betaSHA))
+        fixture.registry.stop()
+        let build = try Self.secondMachine(fixture, "image")
+        try FileManager.default.copyItem(at: fixture.directory.appendingPathComponent("manashiki.lock.json"),
+                                         to: build.appendingPathComponent("manashiki.lock.json"))
+
+        let plan = try await CLIProcess.run(["plan", "--locked", "--offline", "--from", bundle.directory.path, "--json"], environment: [:], in: build)
+        #expect(plan.status == 1, "\(plan.all)")
+        let items = try #require(plan.jsonLines().first { $0["type"] as? String == "plan" }?["items"] as? [[String: Any]])
+        let beta = try #require(items.first { $0["modelId"] as? String == "beta" })
+        #expect(beta["action"] as? String == "blocked", "\(beta)")
+        #expect((beta["reason"] as? String)?.contains("no blobs/sha256/\(betaSHA); --offline makes no network request") == true, "\(beta)")
+        #expect(items.first { $0["modelId"] as? String == "alpha" }?["action"] as? String == "download")
+
+        let sync = try await CLIProcess.run(["sync", "--locked", "--offline", "--from", bundle.directory.path], environment: [:], in: build)
+        #expect(sync.status == 3, "\(sync.all)")
+        #expect(sync.stderr.contains("beta:") && sync.stderr.contains("no blobs/sha256/\(betaSHA)"))
+        #expect(Self.installed(build, "alpha") != nil && Self.installed(build, "beta") == nil)
+    }
 }
