@@ -379,6 +379,7 @@ final class SyncRun: Sendable {
             var result = ModelResult(modelId: id, planned: item, status: .installed(version: target.version))
             if case .replace(let from, _, _) = item.action { result.status = .replaced(from: from, to: target.version) }
             result.source = fetched.source
+            if !fetched.skipped.isEmpty { result.sourcesSkipped = fetched.skipped }
             if downloaded.resumedFrom > 0 { result.resumedFrom = downloaded.resumedFrom }
             return result
 

@@ -339,6 +339,9 @@ struct FleetTests {
         #expect(items.first { $0["modelId"] as? String == "alpha" }?["source"] as? String == "mirror \(nginx.baseURL)")
         let models = Self.models(result.summary())
         #expect(models["beta"]?["source"] as? String == "registry")
+        // --json says why not from the mirror.
+        #expect(models["beta"]?["sourcesSkipped"] as? [String] == ["mirror \(nginx.baseURL): its index.json does not list sha256 \(fixture.registry.sha256(modelId: "beta").prefix(12))…"])
+        #expect(models["alpha"]?["sourcesSkipped"] is NSNull || models["alpha"]?["sourcesSkipped"] == nil)
         #expect(Self.installed(second, "beta") == fixture.registry.artifactBytes(modelId: "beta"))
         #expect((result.summary()["warnings"] as? [String] ?? []).isEmpty, "\(result.all)")
     }
