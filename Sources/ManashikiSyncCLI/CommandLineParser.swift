@@ -1,5 +1,6 @@
 import Foundation
 import ManashikiCore
+import ManashikiSync
 
 /// Turns `[String]` (without the program name) into a `Command`, or a `UsageError` that says
 /// what to type instead. (Not named `ArgumentParser`: that is swift-argument-parser's module.)
@@ -106,6 +107,10 @@ enum CommandLineParser {
                commands: ["sync", "plan"]) { s, v in
             guard !v.isEmpty else { throw OptionError("--from needs a bundle directory or a mirror URL") }
             s.global.from.append(v)
+        },
+        Option(["--owner"], "NAME", help: "claim models for NAME in a shared store (store.owner; default: the\napp's bundle identifier, else `default`); a prune never deletes\nwhat another owner still claims", commands: ["sync", "plan"]) { s, v in
+            if let problem = StoreOwner.problem(with: v) { throw OptionError("--owner \(problem), not \(SecretShape.echo(v))") }
+            s.global.owner = v
         },
         Option(["--locked"], help: "install exactly the lock file's artifacts; refuse anything else", commands: ["sync", "plan"]) { s, _ in
             s.global.locked = true

@@ -48,6 +48,8 @@ package struct GlobalOptions: Sendable, Equatable {
     package var lockFile: String?
     /// `--locked` (plan, sync): install exactly the lock file's artifacts, refuse anything else.
     package var locked: Bool = false
+    /// `--owner NAME` (plan, sync): overrides the manifest's `store.owner`.
+    package var owner: String?
     /// `--offline` (plan, sync): no network request at all; plan from the lock or the bundles.
     package var offline: Bool = false
     /// `--from DIR|URL` (plan, sync, repeatable): sources tried before the manifest's.

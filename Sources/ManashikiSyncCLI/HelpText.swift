@@ -100,8 +100,8 @@ package enum HelpText {
     """
 
     static let sourceOptions = """
-    SOURCE OPTIONS (plan, sync)
-    \(options(["--from", "--locked", "--offline", "--lock-file"]))
+    SOURCE AND OWNER OPTIONS (plan, sync)
+    \(options(["--from", "--locked", "--offline", "--lock-file", "--owner"]))
     """
 
     static let export = """

@@ -43,6 +43,7 @@ package enum ManifestLoader {
         if let store = global.storeDirectory {
             manifest.store.directory = PathResolver.resolve(store, against: currentDirectory).path
         }
+        if let owner = global.owner { manifest.store.owner = owner }
         if let n = sync.concurrency { manifest.store.concurrency = n }
         if let n = sync.maxDeletes { manifest.store.prune.maxDeletes = n }
         if sync.noPrune { manifest.store.prune.mode = .off }

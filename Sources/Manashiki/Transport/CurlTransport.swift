@@ -341,7 +341,7 @@ final class CurlTransfer: @unchecked Sendable {
                 if code != 0, let proxy = route.server {
                     throw CurlProxyErrorText.apiError(code: code, message: message, host: host, proxy: proxy, connectStatus: proxyConnectStatus)
                 }
-                if code != 0 { throw CurlErrorText.apiError(code: code, message: message, host: host) }
+                if code != 0 { throw CurlErrorText.apiError(code: code, message: message, host: host, port: request.url.port) }
                 if !sawHead { throw APIError.transport("\(host) closed the connection without answering") }
                 return
             }
@@ -364,10 +364,16 @@ final class CurlTransfer: @unchecked Sendable {
 
 /// libcurl error codes as text that names the host, never the URL.
 enum CurlErrorText {
-    static func apiError(code: Int32, message: String, host: String) -> APIError {
+    /// `port` is the URL's explicit port: a refused connection names it, since a wrong port is
+    /// the usual cause (and, on this machine, a server that is not running).
+    static func apiError(code: Int32, message: String, host: String, port: Int? = nil) -> APIError {
         switch code {
         case 6: return .transport("could not resolve \(host)")
-        case 7: return .transport("could not connect to \(host) (connection refused or unreachable)")
+        case 7:
+            let endpoint = port.map { host.contains(":") ? "[\(host)]:\($0)" : "\(host):\($0)" } ?? host
+            let loopback = host == "localhost" || host.hasPrefix("127.") || host == "::1"
+            return .transport("could not connect to \(endpoint) (connection refused or unreachable)"
+                              + (loopback ? ": nothing is listening there on this machine; start the server or check the port" : ""))
         case 28: return .transport("\(host) stopped sending data (timed out)")
         case 18: return .transport("the transfer from \(host) ended early")
         case 52: return .transport("\(host) closed the connection without answering")

@@ -50,10 +50,11 @@ public struct Reconciler: Sendable {
         /// Seconds without a byte from a mirror before it counts as failed and the next source
         /// (or the registry) is tried. Default 15.
         public var mirrorIdleTimeout: TimeInterval = 15
-        /// Who this run claims models for in a store shared by several apps or by an app and the
-        /// CLI (`StoreOwner.current`: the bundle identifier, else `default`). A prune deletes a
-        /// model only when no other owner still claims it.
-        public var owner: String = StoreOwner.current
+        /// Who this run claims models for in a store shared by several apps, manifests, or an
+        /// app and the CLI. Nil: the manifest's `store.owner`, else `StoreOwner.current` (the
+        /// bundle identifier, else `default`). A prune deletes a model only when no other owner
+        /// still claims it.
+        public var owner: String?
 
         /// Creates options with the defaults described on each property.
         public init(lockTimeout: Duration = .seconds(30), lockPollInterval: Duration = .milliseconds(100),

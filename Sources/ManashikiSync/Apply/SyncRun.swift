@@ -18,6 +18,9 @@ final class SyncRun: Sendable {
     let downloadOptions: DownloadOptions
     let layout: StoreLayout
     let resolver: SecretResolver
+    /// Who this run claims models for: the option, else the manifest's `store.owner`, else
+    /// `StoreOwner.current`.
+    let owner: String
     let emit: @Sendable (SyncEvent) -> Void
     /// The state as it is being updated, persisted after each change.
     let state = Locked(StoreState())
@@ -44,6 +47,7 @@ final class SyncRun: Sendable {
         downloadOptions = download
         layout = StoreLayout(directory: manifest.storeDirectory)
         resolver = SecretResolver(environment: options.environment, baseDirectory: manifest.baseDirectory)
+        owner = options.owner ?? manifest.store.owner ?? StoreOwner.current
         self.emit = emit
     }
 
@@ -163,7 +167,7 @@ final class SyncRun: Sendable {
         let snapshot = await StoreScanner.snapshot(layout, state: initial, identities: identities, candidateSizes: sizes)
         var input = PlanInput(manifest: planManifest, device: options.device ?? manifest.device ?? .current, snapshot: snapshot,
                               catalog: catalog, invalidCatalogEntries: invalidEntries, freeBytes: options.freeSpace(layout.directory), forcePrune: options.forcePrune,
-                              owner: options.owner)
+                              owner: owner)
         for kept in StorageDirectory.keptPartials(in: layout) where !kept.inUse {
             guard let sha256 = kept.sha256, let size = kept.size else { continue }
             input.partials[kept.modelId, default: []].append(PartialDownload(sha256: sha256, size: size, bytes: kept.bytes))
@@ -447,7 +451,7 @@ final class SyncRun: Sendable {
             // The owners who wanted the previous file still want this one.
             var entry = installed
             entry.owners = s.models[id]?.owners
-            s.models[id] = entry.claimed(by: options.owner)
+            s.models[id] = entry.claimed(by: owner)
             persist(s)
         }
     }
@@ -520,7 +524,7 @@ final class SyncRun: Sendable {
             // (the last claim goes only with the file, by a prune).
             let listed = Set(manifest.models.map(\.id))
             for (id, entry) in s.models {
-                s.models[id] = listed.contains(id) ? entry.claimed(by: options.owner) : entry.released(by: options.owner)
+                s.models[id] = listed.contains(id) ? entry.claimed(by: owner) : entry.released(by: owner)
             }
             // Keep records only for catalog versions that are not installed (skipped, blocked or
             // failed models are checked again every run). An installed, current model never needs

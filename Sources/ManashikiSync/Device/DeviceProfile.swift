@@ -65,8 +65,20 @@ public struct DeviceProfile: Sendable, Hashable, Codable {
             problems.append("needs \(need) MiB of memory, the device has \(memoryMB) MiB")
         }
         if let need = compatibility.minDiskMb, let disk = diskMB ?? freeDiskMB, disk < need {
-            problems.append("needs \(need) MiB of disk, \(disk) MiB are available")
+            problems.append(diskMB == nil ? Self.freeDiskShortfall(need: need, free: disk)
+                                          : "needs \(need) MiB of disk, the device profile has \(disk) MiB")
         }
         return problems
+    }
+
+    /// The words for a `min_disk_mb` the store's volume does not have free: freeing space is
+    /// the fix (the CLI's advice recognises these words with `isFreeDiskShortfall`).
+    static func freeDiskShortfall(need: Int, free: Int) -> String {
+        "needs \(need) MiB of disk, \(free) MiB are free on the store's volume"
+    }
+
+    /// Whether `problem` is a `freeDiskShortfall`.
+    public static func isFreeDiskShortfall(_ problem: String) -> Bool {
+        problem.hasSuffix("MiB are free on the store's volume")
     }
 }

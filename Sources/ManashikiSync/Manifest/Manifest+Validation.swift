@@ -9,7 +9,7 @@ struct ManifestValidator {
     static let rootKeys = ["schemaVersion", "registry", "store", "device", "policies", "metrics", "sources", "fallback", "models"]
     static let metricsKeys = ["file"]
     static let registryKeys = ["baseURL", "apiKey", "caBundle"]
-    static let storeKeys = ["directory", "concurrency", "prune"]
+    static let storeKeys = ["directory", "concurrency", "prune", "owner"]
     static let pruneKeys = ["mode", "maxDeletes", "allowEmptyManifest"]
     static let deviceKeys = ["platform", "osVersion", "memoryMB", "diskMB"]
     static let policyKeys = ["lifecycle", "checkCompatibility", "retry", "downloadTimeoutSeconds", "partialRetentionHours", "maxBytesPerSecond", "network"]
@@ -143,6 +143,11 @@ struct ManifestValidator {
         var settings = StoreSettings()
         if let directory = string(o, "directory", at: "store", nonEmpty: true) { settings.directory = directory }
         if let n = int(o, "concurrency", at: "store", range: 1...64) { settings.concurrency = n }
+        if let owner = string(o, "owner", at: "store") {
+            if let problem = StoreOwner.problem(with: owner) {
+                problems.append(ManifestProblem(path: "store.owner", message: "\"\(owner)\" \(problem)", hint: #"name this manifest's owner like "inference-service" or "com.example.app""#))
+            } else { settings.owner = owner }
+        }
         if let value = o["prune"], let p = object(value, at: "store.prune", known: Self.pruneKeys) {
             if let mode = string(p, "mode", at: "store.prune") {
                 if let m = PrunePolicy.Mode(rawValue: mode) { settings.prune.mode = m } else {

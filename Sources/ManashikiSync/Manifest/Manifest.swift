@@ -125,11 +125,16 @@ public struct StoreSettings: Sendable, Hashable {
     public var concurrency: Int
     /// What may be deleted.
     public var prune: PrunePolicy
+    /// Who this manifest claims models for in a store that several manifests share
+    /// (`store.owner`); nil is `StoreOwner.current`. Two services syncing different manifests
+    /// into one store each name themselves, so neither prunes what the other still wants.
+    public var owner: String?
 
     /// Creates settings.
-    public init(directory: String? = nil, concurrency: Int = 4, prune: PrunePolicy = PrunePolicy()) {
+    public init(directory: String? = nil, concurrency: Int = 4, prune: PrunePolicy = PrunePolicy(), owner: String? = nil) {
         self.directory = directory
         self.concurrency = concurrency
         self.prune = prune
+        self.owner = owner
     }
 }

@@ -13,4 +13,13 @@ public enum StoreOwner {
         if let id = Bundle.main.bundleIdentifier, !id.isEmpty { return id }
         return "default"
     }
+
+    /// Why `name` cannot be an owner name, or nil when it can: 1 to 128 letters, digits, `.`,
+    /// `_` or `-` (a bundle identifier, a service name), so it reads the same in the state file,
+    /// logs and metrics.
+    public static func problem(with name: String) -> String? {
+        if name.isEmpty || name.count > 128 { return "must be 1 to 128 characters" }
+        let allowed = name.unicodeScalars.allSatisfy { $0.isASCII && (CharacterSet.alphanumerics.contains($0) || "._-".unicodeScalars.contains($0)) }
+        return allowed ? nil : "may hold only letters, digits, '.', '_' and '-'"
+    }
 }

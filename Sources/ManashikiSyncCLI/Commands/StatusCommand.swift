@@ -15,6 +15,8 @@ package struct StatusCommand: Sendable {
         /// `not-installed`.
         var file: String
         var inManifest: Bool?
+        /// Who claims the model in a shared store (`store.owner`); nil when not recorded.
+        var owners: [String]?
     }
 
     /// The context.
@@ -62,7 +64,7 @@ package struct StatusCommand: Sendable {
             default: file = "modified"
             }
             rows.append(Row(modelId: id, version: installed.version, bytes: installed.size, sha256: installed.sha256,
-                            file: file, inManifest: listed.map { $0.contains(id) }))
+                            file: file, inManifest: listed.map { $0.contains(id) }, owners: installed.owners))
         }
         for (id, identity) in identities where state.models[id] == nil {
             rows.append(Row(modelId: id, bytes: identity.size, file: "untracked", inManifest: listed.map { $0.contains(id) }))
@@ -81,10 +83,12 @@ package struct StatusCommand: Sendable {
         console.line("Store: \(store.path)")
         if let note { console.line("Note: \(note)") }
         if !rows.isEmpty {
+            // Owners matter only in a shared store: the column shows once any owner is named.
+            let shared = rows.contains { ($0.owners ?? []).contains { $0 != "default" } }
             let table = SummaryTable.render(
-                headers: ["MODEL", "VERSION", "SIZE", "FILE", "IN MANIFEST"],
+                headers: ["MODEL", "VERSION", "SIZE", "FILE", "IN MANIFEST"] + (shared ? ["OWNERS"] : []),
                 rows: rows.map { [$0.modelId, $0.version ?? "-", $0.bytes.map(ByteFormat.bytes) ?? "-", $0.file,
-                                  $0.inManifest.map { $0 ? "yes" : "no" } ?? "-"] },
+                                  $0.inManifest.map { $0 ? "yes" : "no" } ?? "-"] + (shared ? [($0.owners ?? []).joined(separator: ",").isEmpty ? "-" : ($0.owners ?? []).joined(separator: ",")] : []) },
                 width: console.width)
             table.forEach(console.line)
         }
@@ -107,7 +111,7 @@ package struct StatusCommand: Sendable {
 
     private func writeJSON(store: URL, rows: [Row], partials: [StorageDirectory.KeptPartial], lastRun: LastRunRecord?, note: String?) {
         let models = rows.map { r -> [String: Any?] in
-            ["modelId": r.modelId, "version": r.version, "bytes": r.bytes, "sha256": r.sha256, "file": r.file, "inManifest": r.inManifest]
+            ["modelId": r.modelId, "version": r.version, "bytes": r.bytes, "sha256": r.sha256, "file": r.file, "inManifest": r.inManifest, "owners": r.owners]
         }
         let last: [String: Any?]? = lastRun.map { run in
             ["command": run.command, "startedAt": JSONEventWriter.timestamp(run.startedAt),

@@ -89,6 +89,9 @@ package enum ErrorAdvice {
         case .sunset:
             return ("not installed: the model is sunset and can no longer be downloaded",
                     "remove it from the manifest or move to its successor")
+        case .incompatible(let problems) where problems.allSatisfy(DeviceProfile.isFreeDiskShortfall):
+            return ("not installed: incompatible with this device (\(problems.joined(separator: "; ")))",
+                    "free space on the store's volume (the model's min_disk_mb is what it needs to run, beyond its size) or point store.directory at a larger volume, then sync again")
         case .incompatible(let problems):
             return ("not installed: incompatible with this device (\(problems.joined(separator: "; ")))",
                     "remove the entry, restrict it with \"platforms\", or set policies.checkCompatibility to false if the device profile is wrong")

@@ -36,18 +36,24 @@ package struct LastRunRecord: Sendable, Codable, Equatable {
     package static func url(_ layout: StoreLayout) -> URL { layout.lastRunFile }
 
     /// Writes the record atomically (`DurableFile`); failures are returned as text (the run's
-    /// result stands).
+    /// result stands). A store directory that cannot be created is no failure of its own: the
+    /// run's error already says why, and there is nowhere to record it.
     package func write(to layout: StoreLayout) -> String? {
         let encoder = JSONEncoder()
         encoder.outputFormatting = [.prettyPrinted, .sortedKeys]
         encoder.dateEncodingStrategy = .iso8601
         do {
-            try layout.prepare()
+            do { try layout.prepare() } catch where !Self.isDirectory(layout.directory) { return nil }
             try DurableFile.replace(Self.url(layout), with: encoder.encode(self))
             return nil
         } catch {
             return "the last-run record could not be written: \(error.localizedDescription)"
         }
+    }
+
+    private static func isDirectory(_ url: URL) -> Bool {
+        var isDirectory: ObjCBool = false
+        return FileManager.default.fileExists(atPath: url.path, isDirectory: &isDirectory) && isDirectory.boolValue
     }
 
     /// Reads the record, or nil when there is none (or it is unreadable).

@@ -1,10 +1,21 @@
 import Foundation
 import Manashiki
 import Testing
+import ManashikiTestSupport
 import ManashikiSync
 
 @Suite("error paths (built binary): manifest, key, lock, usage")
 struct ErrorPathTests {
+    @Test("a registry that is not running: the error names host:port and says nothing listens there")
+    func registryNotRunning() async throws {
+        let fixture = try Fixture()
+        let port = try NginxMirror.freePort() // nothing listens there
+        try TestManifest.write(to: fixture.manifestURL, baseURL: URL(string: "http://127.0.0.1:\(port)")!, store: "models", models: ["alpha"])
+        let result = try await fixture.run(["sync"])
+        #expect(result.status == 1)
+        #expect(result.stderr.contains("could not connect to 127.0.0.1:\(port) (connection refused or unreachable): nothing is listening there on this machine; start the server or check the port"), "\(result.stderr)")
+    }
+
     @Test("a manifest that is not JSON exits 2 with one stderr line")
     func invalidJSON() async throws {
         let fixture = try Fixture()

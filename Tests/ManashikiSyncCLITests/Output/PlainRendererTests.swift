@@ -86,4 +86,14 @@ struct ErrorAdviceWordingTests {
         let network = ErrorAdvice.text(for: SyncFailure(APIError.transport("connection reset")))
         #expect(network.todo.hasPrefix("this is usually temporary: the next run retries"))
     }
+
+    @Test("a model blocked only for want of free space says to free space, not to drop the entry")
+    func diskShortfall() {
+        let free = ErrorAdvice.text(for: .incompatible(["needs 8 MiB of disk, 2 MiB are free on the store's volume"]))
+        #expect(free.todo.hasPrefix("free space on the store's volume"), "\(free.todo)")
+        let mixed = ErrorAdvice.text(for: .incompatible(["supports macos, not linux", "needs 8 MiB of disk, 2 MiB are free on the store's volume"]))
+        #expect(mixed.todo.hasPrefix("remove the entry"))
+        let profile = ErrorAdvice.text(for: .incompatible(["needs 8 MiB of disk, the device profile has 2 MiB"]))
+        #expect(profile.todo.contains("device profile is wrong"))
+    }
 }

@@ -19,7 +19,7 @@ struct DeviceProfileTests {
             "supports macos, not ios",
             "needs OS 17.10 or later, the device has 17.2",
             "needs 8192 MiB of memory, the device has 6144 MiB",
-            "needs 500 MiB of disk, 100 MiB are available",
+            "needs 500 MiB of disk, 100 MiB are free on the store's volume",
         ])
     }
 

@@ -54,6 +54,19 @@ struct ManifestValidationTests {
         #expect(only(#"{"schemaVersion": 1, "metrics": {"path": "x.prom"}, "models": [{"id": "a"}]}"#)?.path == "metrics.path")
     }
 
+    @Test("store.owner must be 1 to 128 letters, digits, '.', '_' or '-'", arguments: [#""""#, #""a b""#, #""svc/a""#, "7", #""ünï""#, "\"" + String(repeating: "x", count: 129) + "\""])
+    func badOwner(_ value: String) {
+        let p = only(#"{"schemaVersion": 1, "store": {"owner": \#(value)}, "models": [{"id": "a"}]}"#)
+        #expect(p?.path == "store.owner", "\(String(describing: p))")
+    }
+
+    @Test("store.owner is read as written")
+    func owner() throws {
+        let manifest = try Manifest.decode(Data(#"{"schemaVersion": 1, "store": {"owner": "inference-svc.v2_a"}, "models": [{"id": "a"}]}"#.utf8))
+        #expect(manifest.store.owner == "inference-svc.v2_a")
+        #expect(try Manifest.decode(Data(#"{"schemaVersion": 1, "models": [{"id": "a"}]}"#.utf8)).store.owner == nil)
+    }
+
     @Test("a malformed range is refused")
     func badRange() {
         #expect(only(#"{"schemaVersion": 1, "models": [{"id": "a", "version": "^x"}]}"#)?.path == "models[0].version")

@@ -263,7 +263,7 @@ struct PlannerTests {
         #expect(plan["p"]?.action == .blocked(.incompatible(["supports android, not ios"])))
         #expect(plan["o"]?.action == .blocked(.incompatible(["needs OS 18.0 or later, the device has 17.2"])))
         #expect(plan["r"]?.action == .blocked(.incompatible(["needs 8192 MiB of memory, the device has 6144 MiB"])))
-        #expect(plan["k"]?.action == .blocked(.incompatible(["needs 2048 MiB of disk, 1024 MiB are available"])))
+        #expect(plan["k"]?.action == .blocked(.incompatible(["needs 2048 MiB of disk, 1024 MiB are free on the store's volume"])))
         #expect(plan["ok"]?.action == .download(w.target("ok")))
         w.policies.checkCompatibility = false
         #expect(w.plan["p"]?.action == .download(w.target("p")))
