@@ -25,7 +25,8 @@ import Darwin
 ///   files (`blobs/sha256/.<hex>.<random>.tmp`, `index.json.tmp.<random>`), never a partial
 ///   file under a final name; the next export removes those nobody holds (`Report.removedTemporaries`).
 /// - **One export at a time per bundle.** The bundle directory is `flock`ed for the whole run;
-///   a second export into it fails at once with `BundleBusy` instead of merging indexes badly.
+///   a second export into it fails at once with `BundleBusy` instead of merging indexes badly
+///   (on a file system without locks, such as some network mounts, the export runs unlocked).
 ///
 /// ```swift
 /// let report = try BundleExporter.export(store: StoreLayout(directory: store),
@@ -134,7 +135,12 @@ public enum BundleExporter {
                                     hint: "use a real directory for the bundle")
         }
         defer { close(bundleFD) }
-        guard POSIX.tryLock(bundleFD) else { throw BundleBusy(directory: bundle.directory.path) }
+        if flock(bundleFD, LOCK_EX | LOCK_NB) != 0 {
+            let code = errno
+            // Held by another export. Any other failure is a file system without locks (some
+            // network mounts answer ENOLCK): the export goes ahead unlocked rather than never.
+            if code == EWOULDBLOCK || code == EAGAIN { throw BundleBusy(directory: bundle.directory.path) }
+        }
         do { blobFD = try POSIX.openDirectory(bundle.blobDirectory.path) } catch {
             throw ArtifactFileError(location: bundle.blobDirectory.path, message: "cannot be opened (a symbolic link or not a directory)",
                                     hint: "use a real directory for the bundle")
