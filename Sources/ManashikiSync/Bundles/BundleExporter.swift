@@ -24,6 +24,11 @@ import Darwin
 /// - **Leftovers of a crashed export are removed.** A killed export can leave only temporary
 ///   files (`blobs/sha256/.<hex>.<random>.tmp`, `index.json.tmp.<random>`), never a partial
 ///   file under a final name; the next export removes those nobody holds (`Report.removedTemporaries`).
+/// - **Private models stay out unless asked for.** A bundle is meant to be copied and served
+///   (nginx on a site network), and anyone who can read it has the bytes: a model whose recorded
+///   visibility is not public is exported only with `includePrivate` (`--include-private`);
+///   otherwise it is reported as not exported, saying so. (A model recorded without facts, by
+///   a store older than them, is exported as before.)
 /// - **One export at a time per bundle.** The bundle directory is `flock`ed for the whole run;
 ///   a second export into it fails at once with `BundleBusy` instead of merging indexes badly
 ///   (on a file system without locks, such as some network mounts, the export runs unlocked).
@@ -100,11 +105,11 @@ public enum BundleExporter {
         public var errorDescription: String? { description }
     }
 
-    /// Exports `selection` from `store` into `bundle`.
+    /// Exports `selection` from `store` into `bundle` (private models only with `includePrivate`).
     /// - Throws: `ArtifactFileError` when nothing can be exported at all (no usable state, an
     ///   index of a newer format or that is not a bundle index, an unwritable bundle
     ///   directory); `BundleBusy` when another export is writing the bundle.
-    public static func export(store: StoreLayout, to bundle: BundleLayout, selection: Selection) throws -> Report {
+    public static func export(store: StoreLayout, to bundle: BundleLayout, selection: Selection, includePrivate: Bool = false) throws -> Report {
         let state: StoreState
         switch StateFile.read(store) {
         case .loaded(let s): state = s
@@ -117,7 +122,11 @@ public enum BundleExporter {
             throw ArtifactFileError(location: store.stateFile.path, message: StateFile.newerFormatMessage(version), hint: "upgrade manashiki-sync")
         }
         var report = Report()
-        let candidates = select(selection, state: state, failures: &report.failures)
+        let candidates = select(selection, state: state, failures: &report.failures).filter { artifact in
+            guard !includePrivate, let visibility = artifact.record?.visibility, visibility != .public else { return true }
+            report.failures.append(Failure(modelId: artifact.modelId, message: "is \(visibility == .private ? "private" : "not public (\(visibility))"): not exported, since anyone who can read the bundle gets its bytes — pass --include-private to export it, and serve or carry the bundle only where it may go"))
+            return false
+        }
 
         // An existing index must be readable: never overwrite one of a newer format, or a file
         // that is not a bundle index at all (the wrong directory). Checked before anything is

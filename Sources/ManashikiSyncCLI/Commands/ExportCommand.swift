@@ -61,7 +61,7 @@ package struct ExportCommand: Sendable {
         defer { lock?.release() }
         let report: BundleExporter.Report
         do {
-            report = try BundleExporter.export(store: layout, to: bundle, selection: selection)
+            report = try BundleExporter.export(store: layout, to: bundle, selection: selection, includePrivate: options.includePrivate)
         } catch let busy as BundleExporter.BundleBusy {
             context.console.error(busy.description)
             summary(outcome: "locked", code: .locked, bundle: bundle, report: nil, error: busy.description)

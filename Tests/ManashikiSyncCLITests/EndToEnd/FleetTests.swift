@@ -281,7 +281,14 @@ struct FleetTests {
         var env = fixture.environment
         env["TEST_SESSION"] = fixture.registry.issueSession(principalId: "ci")
         #expect(try await fixture.run(["sync", "--quiet"], environment: env).status == 0)
-        #expect(try await fixture.run(["export", "bundle", "--quiet"], environment: [:]).status == 0)
+        // Left out unless asked for: anyone who can read a bundle has its bytes.
+        let withoutFlag = try await fixture.run(["export", "public-only"], environment: [:])
+        #expect(withoutFlag.status == 3, "\(withoutFlag.all)")
+        #expect(withoutFlag.stderr.contains("secret: is private: not exported") && withoutFlag.stderr.contains("pass --include-private"), "\(withoutFlag.stderr)")
+        let publicOnly = try BundleIndex.read(BundleLayout(directory: fixture.directory.appendingPathComponent("public-only")))
+        #expect(publicOnly.models.map(\.modelId) == ["alpha"])
+        #expect(!FileManager.default.fileExists(atPath: BundleLayout(directory: fixture.directory.appendingPathComponent("public-only")).blob(fixture.registry.sha256(modelId: "secret")).path))
+        #expect(try await fixture.run(["export", "bundle", "--include-private", "--quiet"], environment: [:]).status == 0)
         let bundle = fixture.directory.appendingPathComponent("bundle").path
 
         let unmarked = try Self.secondMachine(fixture, "unmarked", models: ["alpha", "secret"], extra: #""sources": [{"bundle": "\#(bundle)"}],"#)
