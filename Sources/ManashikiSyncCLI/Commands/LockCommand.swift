@@ -1,6 +1,11 @@
 import Foundation
 import Manashiki
 import ManashikiSync
+#if canImport(Glibc)
+import Glibc
+#elseif canImport(Darwin)
+import Darwin
+#endif
 
 /// `manashiki-sync lock`: resolve the manifest against the registry's catalog and write
 /// `manashiki.lock.json` beside it; `lock --check` compares an existing lock with the manifest
@@ -63,9 +68,12 @@ package struct LockCommand: Sendable {
             return .failure
         }
         do { try lock.write(to: lockURL) } catch {
-            let advice = ErrorAdvice.text(for: SyncFailure(error))
-            context.console.error(ErrorAdvice.line(modelId: nil, what: advice.what, todo: advice.todo))
-            emit(outcome: "failed", code: .failure, lockURL: lockURL, differences: [], error: advice.what)
+            // Name the lock file, not the SDK's temporary file or "the storage directory".
+            let reason: String
+            if case .fileSystem(_, _, let code)? = error as? APIError { reason = String(cString: strerror(code)) } else { reason = SyncFailure(error).message }
+            let what = "\(lockURL.path): cannot be written (\(reason))"
+            context.console.error("\(what) — check that its directory exists and this user may write there, then run `manashiki-sync lock` again")
+            emit(outcome: "failed", code: .failure, lockURL: lockURL, differences: [], error: what)
             return .failure
         }
         if context.global.json {
@@ -109,13 +117,16 @@ package struct LockCommand: Sendable {
 
     private func unreachable(_ error: any Error, lockURL: URL) -> ExitCode {
         let advice = ErrorAdvice.text(for: SyncFailure(error))
-        // The generic advice names `sync`; say which command to run again.
-        let command = options.check ? "manashiki-sync lock --check" : "manashiki-sync lock"
-        let todo = advice.todo.replacingOccurrences(of: "`manashiki-sync sync`", with: "`\(command)`")
-            .replacingOccurrences(of: "the next run retries (or run `\(command)` again)", with: "run `\(command)` again when the registry is reachable")
-        context.console.error(ErrorAdvice.line(modelId: nil, what: advice.what, todo: todo))
+        context.console.error(ErrorAdvice.line(modelId: nil, what: advice.what, todo: todo(advice.todo)))
         emit(outcome: "failed", code: .failure, lockURL: lockURL, differences: [], error: advice.what)
         return .failure
+    }
+
+    /// The generic advice names `sync`: say which command to run again.
+    private func todo(_ generic: String) -> String {
+        let command = options.check ? "manashiki-sync lock --check" : "manashiki-sync lock"
+        return generic.replacingOccurrences(of: "`manashiki-sync sync`", with: "`\(command)`")
+            .replacingOccurrences(of: "the next run retries (or run `\(command)` again)", with: "run `\(command)` again when the registry is reachable")
     }
 
     private func emit(outcome: String, code: ExitCode, lockURL: URL, differences: [(String, String)], error: String?, models: [PinnedArtifact] = [],
