@@ -115,6 +115,154 @@ SWIFT_RULES = [
 
 COMPILED_SWIFT_RULES = None  # filled below
 
+# APIs introduced above the deployment targets (Package.swift `platforms:`): outside an
+# `if #available` / `guard #available` / `@available` scope that names the platform with at
+# least that version, Apple's compiler refuses them ("'X' is only available in iOS 18.0 or
+# newer"); Linux has no availability, so only this check sees it. A `*` in `#available` means
+# "the deployment target" and does not count, so `#available(iOS 18, *)` still fails on macOS.
+# (pattern, name, {platform: version introduced}, where Apple documents it)
+def _introduced(macos, ios, tvos, watchos, visionos):
+    return {"macOS": macos, "iOS": ios, "macCatalyst": ios, "tvOS": tvos, "watchOS": watchos, "visionOS": visionos}
+
+SWIFT6_RUNTIME = _introduced((15,), (18,), (18,), (11,), (2,))   # @available(SwiftStdlib 6.0, *)
+SONOMA = _introduced((14,), (17,), (17,), (10,), (1,))
+ABOVE_TARGET_RULES = [
+    (r"\bString\s*\(\s*validating\s*:", "String(validating:as:)", SWIFT6_RUNTIME,
+     "developer.apple.com/documentation/swift/string/init(validating:as:)"),
+    (r"\bimport\s+Synchronization\b|\bMutex\s*[<(]|\bAtomic\s*[<(]", "Synchronization (Mutex, Atomic)", SWIFT6_RUNTIME,
+     "developer.apple.com/documentation/synchronization"),
+    (r"\bU?Int128\b", "Int128 / UInt128", SWIFT6_RUNTIME, "developer.apple.com/documentation/swift/int128"),
+    (r"\bRangeSet\s*<|\.indices\s*\(\s*where\s*:|\.removeSubranges\s*\(|\.moveSubranges\s*\(", "RangeSet and its collection operations",
+     SWIFT6_RUNTIME, "developer.apple.com/documentation/swift/rangeset"),
+    (r"\b(some|any)\s+AsyncSequence\s*<", "AsyncSequence's primary associated types", SWIFT6_RUNTIME,
+     "developer.apple.com/documentation/swift/asyncsequence"),
+    (r"\bwithTaskExecutorPreference\b|\bTaskExecutor\b|\bexecutorPreference\s*:", "task executors", SWIFT6_RUNTIME,
+     "developer.apple.com/documentation/swift/taskexecutor"),
+    (r"\bwith(Throwing)?DiscardingTaskGroup\b", "withDiscardingTaskGroup", SONOMA,
+     "developer.apple.com/documentation/swift/withdiscardingtaskgroup(returning:isolation:body:)"),
+    (r"\bencodingInvalidCharacters\s*:", "URL(string:encodingInvalidCharacters:)", SONOMA,
+     "developer.apple.com/documentation/foundation/url/init(string:encodinginvalidcharacters:)"),
+    (r"#Predicate\b|\bPredicate\s*<", "Foundation's Predicate", SONOMA, "developer.apple.com/documentation/foundation/predicate"),
+]
+COMPILED_ABOVE_TARGET_RULES = [(re.compile(p), n, v, d) for p, n, v, d in ABOVE_TARGET_RULES]
+
+# The deployment targets when Package.swift names none (the package's own).
+DEFAULT_TARGETS = {"macOS": (13,), "iOS": (16,), "macCatalyst": (16,), "tvOS": (16,), "watchOS": (9,), "visionOS": (1,)}
+AVAILABILITY_NAMES = {"macOS": "macOS", "OSX": "macOS", "iOS": "iOS", "macCatalyst": "macCatalyst", "tvOS": "tvOS",
+                      "watchOS": "watchOS", "visionOS": "visionOS", "xrOS": "visionOS"}
+
+
+def deployment_targets(root):
+    """Package.swift's `platforms:` (`.macOS(.v13)`, `.iOS("16.0")`); Mac Catalyst follows iOS
+    unless named."""
+    targets = dict(DEFAULT_TARGETS)
+    path = os.path.join(root, "Package.swift")
+    text = open(path, encoding="utf-8").read() if os.path.exists(path) else ""
+    named = set()
+    for m in re.finditer(r"\.(macOS|iOS|tvOS|watchOS|visionOS|macCatalyst)\(\s*(?:\.v(\d+(?:_\d+)*)|\"([\d.]+)\")\s*\)", text):
+        version = m.group(2).replace("_", ".") if m.group(2) else m.group(3)
+        targets[m.group(1)] = parse_version(version)
+        named.add(m.group(1))
+    if "iOS" in named and "macCatalyst" not in named:
+        targets["macCatalyst"] = targets["iOS"]
+    return targets
+
+
+def availability_arguments(args):
+    """`macOS 15, iOS 18.0, *` or `iOS, introduced: 18` -> {platform: version}; Mac Catalyst
+    inherits iOS unless named."""
+    found = {}
+    for name, version in re.findall(r"\b(macOS|OSX|iOS|macCatalyst|tvOS|watchOS|visionOS|xrOS)\s+(\d+(?:\.\d+)*)", args):
+        found[AVAILABILITY_NAMES[name]] = parse_version(version)
+    for name, version in re.findall(r"\b(macOS|OSX|iOS|macCatalyst|tvOS|watchOS|visionOS|xrOS)\s*,\s*introduced\s*:\s*(\d+(?:\.\d+)*)", args):
+        found[AVAILABILITY_NAMES[name]] = parse_version(version)
+    if "iOS" in found and "macCatalyst" not in found:
+        found["macCatalyst"] = found["iOS"]
+    return found
+
+
+def availability_scopes(code):
+    """For code without comments and strings: a sorted list of (offset, {platform: version})
+    giving the availability in force from each offset on. `if #available(...) {` and a
+    declaration marked `@available(...)` raise it inside their next `{ ... }`; `guard
+    #available(...) else { ... }` raises it for the rest of the enclosing scope."""
+    def merge(a, b):
+        out = dict(a)
+        for k, v in b.items():
+            if k not in out or v > out[k]:
+                out[k] = v
+        return out
+
+    transitions = [(0, {})]
+    stack = [{}]
+    pending = {}
+    i, n = 0, len(code)
+    while i < n:
+        m = re.compile(r"[#@]available\s*\(").match(code, i)
+        if m:
+            depth, j = 0, m.end() - 1
+            while j < n:
+                if code[j] == "(":
+                    depth += 1
+                elif code[j] == ")":
+                    depth -= 1
+                    if depth == 0:
+                        break
+                j += 1
+            raised = availability_arguments(code[m.end():j])
+            # `guard` opens the statement this condition belongs to (no brace or `;` between).
+            if code[i] == "#" and re.search(r"\bguard\b[^{};]*$", code[max(0, i - 400):i]):
+                stack[-1] = merge(stack[-1], raised)
+                transitions.append((j + 1, stack[-1]))
+            elif raised:
+                pending = merge(pending, raised)
+            i = j + 1
+            continue
+        c = code[i]
+        if c == "{":
+            stack.append(merge(stack[-1], pending))
+            pending = {}
+            transitions.append((i + 1, stack[-1]))
+        elif c == "}":
+            if len(stack) > 1:
+                stack.pop()
+            transitions.append((i + 1, stack[-1]))
+        i += 1
+    return transitions
+
+
+def availability_at(transitions, offset):
+    lo, hi = 0, len(transitions) - 1
+    while lo < hi:
+        mid = (lo + hi + 1) // 2
+        if transitions[mid][0] <= offset:
+            lo = mid
+        else:
+            hi = mid - 1
+    return transitions[lo][1]
+
+
+def check_availability(rel, code, active_by_platform, targets, findings):
+    """APIs above the deployment target used where no availability scope covers them."""
+    transitions = None
+    for pattern, name, introduced, doc in COMPILED_ABOVE_TARGET_RULES:
+        for m in pattern.finditer(code):
+            if transitions is None:
+                transitions = availability_scopes(code)
+            number = code.count("\n", 0, m.start()) + 1
+            scope = availability_at(transitions, m.start())
+            for platform, active in active_by_platform.items():
+                if platform not in introduced or number not in active:
+                    continue
+                need, target = introduced[platform], targets.get(platform, DEFAULT_TARGETS[platform])
+                if target >= need or scope.get(platform, target) >= need:
+                    continue
+                pretty = "Mac Catalyst" if platform == "macCatalyst" else platform
+                findings.append(Finding(rel, number, platform,
+                    "%s needs %s %s (deployment target %s %s; %s): guard it with #available(%s %s, ...) or use an older API: %s"
+                    % (name, pretty, ".".join(map(str, need)), pretty, ".".join(map(str, target)), doc, platform if platform != "macCatalyst" else "iOS",
+                       ".".join(map(str, need)), code.split("\n")[number - 1].strip()[:100])))
+
 C_RULES = [
     (r"\bposix_spawn\w*\s*\(|\bfork\s*\(|\bexecv\w*\s*\(", NO_SPAWN_APPLE, "process spawning is prohibited on tvOS and watchOS"),
     (r"\bposix_spawn_file_actions_addclosefrom_np\b|\bsync_file_range\b|\bSYNC_FILE_RANGE_\w+|\bcopy_file_range\b|\bloff_t\b", APPLE, "a Linux-only call"),
@@ -505,6 +653,7 @@ def check_tree(root):
     local = local_module_names(root)
     executables = executable_targets(root)
     mains = {}  # (target, platform) -> [(path, line)]
+    targets = deployment_targets(root)
     for top in ("Sources", "Tests"):
         base = os.path.join(root, top)
         for dirpath, _, files in os.walk(base):
@@ -512,7 +661,7 @@ def check_tree(root):
                 path = os.path.join(dirpath, name)
                 rel = os.path.relpath(path, root)
                 if name.endswith(".swift"):
-                    check_swift(rel, open(path, encoding="utf-8").read(), local, mains, findings)
+                    check_swift(rel, open(path, encoding="utf-8").read(), local, mains, findings, targets)
                 elif name.endswith((".c", ".h")):
                     check_c(rel, open(path, encoding="utf-8").read(), findings)
     findings.extend(check_privacy(root, local))
@@ -527,7 +676,7 @@ def check_tree(root):
     return findings
 
 
-def check_swift(rel, source, local, mains, findings):
+def check_swift(rel, source, local, mains, findings, targets=None):
     code = strip_swift(source)
     lines = code.split("\n")
     with_strings = strip_swift(source, keep_strings=True).split("\n")
@@ -542,9 +691,12 @@ def check_swift(rel, source, local, mains, findings):
             subject = with_strings[number - 1] if pattern[1] else text
             if pattern[0].search(subject):
                 hits.setdefault(number, []).append(index)
+    active_by_platform = {}
     for platform in platforms_for(rel):
         active, directives = active_lines_swift(rel, code, platform, local, findings)
         directives_seen = directives
+        if platform in APPLE:
+            active_by_platform[platform] = active
         for number in sorted(active):
             text = lines[number - 1]
             for index in hits.get(number, []):
@@ -556,6 +708,7 @@ def check_swift(rel, source, local, mains, findings):
         if os.path.basename(rel) == "main.swift" and target:
             if any(lines[i - 1].strip() for i in active):
                 mains.setdefault((target, platform), []).append((rel, 1))
+    check_availability(rel, code, active_by_platform, targets or DEFAULT_TARGETS, findings)
     # Package rules, platform-independent.
     for number, kind, cond in directives_seen or []:
         if kind in ("if", "elseif"):
@@ -749,6 +902,16 @@ BAD = {
     "os() outside Platform/": ("Sources/A/X.swift", "let a = 1\n#if os(iOS)\nlet b = 2\n#endif\n", "outside the target's Platform"),
     "@Observable": ("Sources/A/X.swift", "@Observable final class M {}\n", "Observation"),
     "unknown condition": ("Sources/A/Platform/X.swift", "#if os(Solaris2)\nlet x = 1\n#endif\n", "cannot evaluate"),
+    "an API above the deployment target": ("Sources/A/X.swift", "let s = String(validating: b, as: UTF8.self)\n", "String(validating:as:) needs iOS 18"),
+    "#available(iOS 18, *) still compiles it for macOS 13": ("Sources/A/X.swift",
+        "func f(b: [UInt8]) {\n    if #available(iOS 18, *) {\n        _ = String(validating: b, as: UTF8.self)\n    }\n}\n", "needs macOS 15"),
+    "the else branch of #available is not guarded": ("Sources/A/X.swift",
+        "func f() async {\n    if #available(macOS 14, iOS 17, tvOS 17, watchOS 10, *) {\n    } else {\n        await withDiscardingTaskGroup { _ in }\n    }\n}\n",
+        "withDiscardingTaskGroup needs"),
+    "a guard too low for the API": ("Sources/A/X.swift",
+        "func f(b: [UInt8]) {\n    guard #available(macOS 14, iOS 17, tvOS 17, watchOS 10, visionOS 1, *) else { return }\n    _ = String(validating: b, as: UTF8.self)\n}\n",
+        "needs macOS 15"),
+    "Mutex": ("Sources/A/X.swift", "import Synchronization\nlet m = Mutex(0)\n", "Synchronization (Mutex, Atomic) needs"),
     "C: posix_spawn unguarded": ("Sources/CShim/s.c", "#include <spawn.h>\nint f(void) { return posix_spawn(0, 0, 0, 0, 0, 0); }\n", "prohibited on tvOS"),
     "C: TARGET_OS without TargetConditionals": ("Sources/CShim/t.c", "#if defined(__APPLE__) && TARGET_OS_OSX\nint x;\n#endif\n", "TargetConditionals"),
     "C: Linux-only call under __APPLE__ || __linux__": ("Sources/CShim/u.c",
@@ -766,6 +929,14 @@ GOOD = {
     "C guarded": ("Sources/CShim/g.c",
         "#if defined(__APPLE__)\n#include <TargetConditionals.h>\n#endif\n#if defined(__linux__) || (defined(__APPLE__) && TARGET_OS_OSX)\nint f(void) { return posix_spawn(0, 0, 0, 0, 0, 0); }\n#endif\n"),
     "one main.swift": ("Sources/tool/main.swift", "print(1)\n"),
+    "API above the target inside #available": ("Sources/A/V.swift",
+        "func f(b: [UInt8]) -> String? {\n    if #available(macOS 15, iOS 18, tvOS 18, watchOS 11, visionOS 2, *) {\n        return String(validating: b, as: UTF8.self)\n    }\n    return nil\n}\n"),
+    "API above the target after guard #available": ("Sources/A/W.swift",
+        "func f(b: [UInt8]) -> String? {\n    guard #available(macOS 15, iOS 18, tvOS 18, watchOS 11, visionOS 2, *) else { return nil }\n    let s = String(validating: b, as: UTF8.self)\n    return s\n}\n"),
+    "API above the target in an @available declaration": ("Sources/A/D.swift",
+        "@available(macOS 15, iOS 18, tvOS 18, watchOS 11, visionOS 2, *)\nfunc f(b: [UInt8]) -> String? {\n    String(validating: b, as: UTF8.self)\n}\n"),
+    "API above the target on Linux only": ("Sources/A/L.swift", "#if os(Linux)\nlet s = String(validating: [65], as: UTF8.self)\n#endif\n"),
+    "older validating initializers": ("Sources/A/C.swift", "let s = String(validatingCString: p)\nlet t = String(validatingUTF8: q)\n"),
 }
 
 

@@ -62,7 +62,6 @@ extension ManashikiClient {
         }
         let store = try openStorage()
         var model = try store.installCopy(of: location.path, as: ticket.modelId, sha256: ticket.sha256, size: size, version: ticket.version)
-        FileMetadata.excludeFromBackup(model.localURL)
         model.verified = true
         return model
     }

@@ -267,7 +267,6 @@ extension ManashikiClient {
         close(fd)
         open = false
         let localURL = store.modelURL(modelId)
-        FileMetadata.excludeFromBackup(localURL)
         var model = DownloadedModel(modelId: modelId, localURL: localURL, sha256: digest, size: writer.written,
                                     version: ticket.version, verified: expectedDigest != nil)
         model.fileIdentity = identity

@@ -1,25 +1,48 @@
 #if os(macOS) || os(iOS) || os(tvOS) || os(watchOS) || os(visionOS)
 import Foundation
+import ManashikiCore
 
 /// Model downloads that the system performs while the app is suspended or not running: one
-/// background `URLSession` per app (create one instance at launch, with the same identifier
-/// every time), ending in the same verify-and-install step as every other download
-/// (`ManashikiClient.installDownloadedFile`, tested on Linux).
+/// background `URLSession` per app, ending in the same verify-and-install step as every other
+/// download (`ManashikiClient.installDownloadedFile`, tested on Linux, as is every decision
+/// this type makes: `BackgroundSessionLogic`, `BackgroundEventsHandshake`).
+///
+/// Create exactly one instance per identifier for the life of the process, at launch, with
+/// the same identifier every time: two sessions with one identifier are undefined behaviour
+/// (Apple, "Downloading files in the background"), and the session keeps its delegate (this
+/// object) until the process ends.
+///
+/// Redirects: a background session follows them without asking its delegate, so the URL
+/// policy is applied to the URL the file finally came from; a file fetched over plain http
+/// from another host (or any scheme but https) is not installed (`APIError.refusedURL`).
 ///
 /// Apple platforms only; the logic it calls is shared. Availability (developer.apple.com):
 /// `URLSessionConfiguration.background(withIdentifier:)` iOS 8, macOS 10.10, tvOS 9, watchOS 2,
 /// visionOS 1; `sessionSendsLaunchEvents` and `urlSessionDidFinishEvents(forBackgroundURLSession:)`
-/// iOS 7, Mac Catalyst 13.1, macOS 11, tvOS 9, watchOS 2, visionOS 1; SwiftUI's
-/// `.backgroundTask(.urlSession(_:))` iOS 16, macOS 13, tvOS 16, watchOS 9, visionOS 1; UIKit's
+/// iOS 7, Mac Catalyst 13.1, macOS 11, tvOS 9, watchOS 2, visionOS 1;
+/// `countOfBytesClientExpectsToReceive` iOS 11, macOS 10.13, tvOS 11, watchOS 4; SwiftUI's
+/// `Scene.backgroundTask(_:action:)` with `BackgroundTask.urlSession` iOS 16, macOS 13, tvOS 16,
+/// watchOS 9, visionOS 1; UIKit's
 /// `application(_:handleEventsForBackgroundURLSession:completionHandler:)` iOS 7, Mac Catalyst
-/// 13.1, visionOS 1; the network policy's properties, see `NetworkPolicy` — all at or below the
-/// deployment targets.
+/// 13.1, visionOS 1 (its handler is a plain `() -> Void`, "call it on your main thread"); the
+/// network policy's properties, see `NetworkPolicy` — all at or below the deployment targets.
 ///
 /// ```swift
-/// // App delegate (UIKit), or `.backgroundTask(.urlSession(BackgroundModelDownloads.identifier))` in SwiftUI:
+/// // UIKit app delegate:
 /// func application(_ application: UIApplication, handleEventsForBackgroundURLSession identifier: String,
 ///                  completionHandler: @escaping () -> Void) {
-///     downloads.handleEvents(forBackgroundURLSession: identifier, completionHandler: completionHandler)
+///     if !downloads.handleEvents(forBackgroundURLSession: identifier, completionHandler: completionHandler) {
+///         completionHandler() // another session of the app; or hand it to that session's owner
+///     }
+/// }
+///
+/// // SwiftUI (the action's return tells the system the events are handled):
+/// .backgroundTask(.urlSession) { identifier in
+///     await withCheckedContinuation { (done: CheckedContinuation<Void, Never>) in
+///         if !downloads.handleEvents(forBackgroundURLSession: identifier, completionHandler: { done.resume() }) {
+///             done.resume()
+///         }
+///     }
 /// }
 /// ```
 public final class BackgroundModelDownloads: NSObject, URLSessionDownloadDelegate, @unchecked Sendable {
@@ -37,8 +60,7 @@ public final class BackgroundModelDownloads: NSObject, URLSessionDownloadDelegat
 
     private let client: ManashikiClient
     private let onEvent: @Sendable (Event) -> Void
-    private let lock = NSLock()
-    private var completionHandler: SystemCompletion?
+    private let events = Locked(BackgroundEventsHandshake<SystemCompletion>())
     private var session: URLSession!
 
     /// Creates the app's background session (do it once, at launch, before handling events).
@@ -75,25 +97,28 @@ public final class BackgroundModelDownloads: NSObject, URLSessionDownloadDelegat
         task.resume()
     }
 
-    /// Keeps the system's completion handler until the session's events are delivered
-    /// (`application(_:handleEventsForBackgroundURLSession:completionHandler:)`, UIKit, iOS 7 /
-    /// tvOS 9 / visionOS 1 / Mac Catalyst 13.1).
-    public func handleEvents(forBackgroundURLSession identifier: String, completionHandler: @escaping () -> Void) {
-        guard identifier == session.configuration.identifier else { return }
-        lock.lock(); self.completionHandler = SystemCompletion(run: completionHandler); lock.unlock()
+    /// Takes the system's completion handler for this session's events and calls it (on the
+    /// main thread) once they are delivered, or at once when they already were.
+    /// - Returns: false, and leaves `completionHandler` to the caller, when `identifier` is
+    ///   another session's.
+    @discardableResult
+    public func handleEvents(forBackgroundURLSession identifier: String, completionHandler: @escaping () -> Void) -> Bool {
+        guard identifier == session.configuration.identifier else { return false }
+        let handler = SystemCompletion(run: completionHandler)
+        Self.callOnMain(events.withLock { $0.received(handler) })
+        return true
     }
 
     // MARK: URLSessionDownloadDelegate
 
     public func urlSession(_ session: URLSession, downloadTask: URLSessionDownloadTask, didFinishDownloadingTo location: URL) {
         guard let ticket = BackgroundDownloadTicket(taskDescription: downloadTask.taskDescription) else { return }
-        let status = (downloadTask.response as? HTTPURLResponse)?.statusCode
-        do {
-            onEvent(.installed(try client.installDownloadedFile(at: location, status: status, for: ticket)))
-        } catch let error as APIError {
-            onEvent(.failed(modelId: ticket.modelId, error: error))
-        } catch {
-            onEvent(.failed(modelId: ticket.modelId, error: .fileSystem(operation: "install", path: location.path, code: POSIX.errnoCode(of: error))))
+        let response = downloadTask.response as? HTTPURLResponse
+        // Where the file really came from, after the redirects the session followed by itself.
+        let finalURL = response?.url ?? downloadTask.currentRequest?.url
+        switch BackgroundSessionLogic.finish(client, location: location, status: response?.statusCode, finalURL: finalURL, ticket: ticket) {
+        case .success(let model): onEvent(.installed(model))
+        case .failure(let error): onEvent(.failed(modelId: ticket.modelId, error: error))
         }
     }
 
@@ -102,16 +127,16 @@ public final class BackgroundModelDownloads: NSObject, URLSessionDownloadDelegat
         onEvent(.failed(modelId: ticket.modelId, error: TransportErrorText.apiError(for: error, host: task.originalRequest?.url?.host ?? "the storage host")))
     }
 
-    public func urlSession(_ session: URLSession, task: URLSessionTask, willPerformHTTPRedirection response: HTTPURLResponse,
-                           newRequest request: URLRequest, completionHandler: @escaping @Sendable (URLRequest?) -> Void) {
-        // The same policy as every download: https (or loopback http) only, no credentials.
-        completionHandler(request.url.flatMap { URLPolicy.refusal(for: $0) == nil ? request : nil })
-    }
+    // No `urlSession(_:task:willPerformHTTPRedirection:newRequest:completionHandler:)`: Apple
+    // calls it "only for tasks in default and ephemeral sessions"; see `BackgroundSessionLogic`.
 
     public func urlSessionDidFinishEvents(forBackgroundURLSession session: URLSession) {
-        lock.lock(); let handler = completionHandler; completionHandler = nil; lock.unlock()
-        // Apple asks for the handler to be called on the main thread.
-        if let handler { DispatchQueue.main.async { handler.run() } }
+        Self.callOnMain(events.withLock { $0.eventsDelivered() })
+    }
+
+    /// UIKit's handler must be called on the main thread.
+    private static func callOnMain(_ handlers: [SystemCompletion]) {
+        for handler in handlers { DispatchQueue.main.async { handler.run() } }
     }
 }
 

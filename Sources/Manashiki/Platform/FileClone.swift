@@ -10,8 +10,9 @@ import Darwin
 /// Copy-on-write clones of files (`FileCopy` tries one before copying bytes).
 enum FileClone {
     /// Creates `name` in the directory open as `directoryFD` as a clone of the file open as
-    /// `source`; true when it did. Apple platforms: `fclonefileat(2)` — macOS 10.12+, iOS,
-    /// tvOS and watchOS 10+ (xnu 3789, `<sys/clonefile.h>`), below every deployment target;
+    /// `source`; true when it did. Apple platforms: `fclonefileat(2)` — macOS 10.12, iOS 10,
+    /// tvOS 10, watchOS 3 (`<sys/clonefile.h>`, which the Darwin module exports), below every
+    /// deployment target;
     /// APFS shares the blocks, other file systems fail (ENOTSUP, EXDEV). Elsewhere: false
     /// (Linux copies with `copy_file_range`, which reflinks where the file system can).
     static func clone(_ source: Int32, into directoryFD: Int32, name: String) -> Bool {

@@ -114,5 +114,9 @@ package final class StorageDirectory: @unchecked Sendable {
         try DurableFile.commit(file, path: partialPath(name), named: name, in: partialFD,
                                as: ModelID.fileName(for: modelId), in: fd, directoryPath: url.path)
         _ = unlinkat(partialFD, StoreLayout.sidecarName(of: name), 0)
+        // Every install path (downloads, background transfers, bundle and mirror copies) comes
+        // through here, so every installed model is excluded from iCloud/iTunes backup (Apple:
+        // set it each time the file is saved; a no-op off Apple platforms).
+        FileMetadata.excludeFromBackup(modelURL(modelId))
     }
 }

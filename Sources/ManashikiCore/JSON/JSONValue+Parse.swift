@@ -152,8 +152,13 @@ struct StrictJSONParser {
             switch b {
             case UInt8(ascii: "\""):
                 index += 1
-                guard let s = String(validating: out, as: UTF8.self) else { throw fail("a string is not valid UTF-8", at: start) }
-                return s
+                // Not `String(validating:as:)`: it needs macOS 15 / iOS 18 (below the deployment
+                // targets it does not compile on Apple platforms). `transcode` validates the
+                // same way (overlong forms, surrogates and truncated sequences are errors) and
+                // exists on every platform.
+                let invalid = transcode(out.makeIterator(), from: UTF8.self, to: UTF32.self, stoppingOnError: true) { _ in }
+                guard !invalid else { throw fail("a string is not valid UTF-8", at: start) }
+                return String(decoding: out, as: UTF8.self)
             case UInt8(ascii: "\\"):
                 index += 1
                 guard index < bytes.count else { break }

@@ -67,7 +67,7 @@ package enum ProcessCapture {
         process.standardError = FileHandle.nullDevice
         process.standardInput = FileHandle.nullDevice
         do { try process.run() } catch {
-            throw Failure.cannotStart(code: (error as? POSIXError).map { $0.code.rawValue } ?? ENOENT)
+            throw Failure.cannotStart(code: SpawnFailure.errno(of: error))
         }
         let timedOut = TimeoutFlag()
         let watchdog = DispatchWorkItem {

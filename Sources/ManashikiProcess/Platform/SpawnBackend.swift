@@ -124,7 +124,9 @@ final class SpawnBackend: @unchecked Sendable {
         p.standardInput = input ?? FileHandle.nullDevice
         p.standardOutput = output ?? FileHandle.nullDevice
         p.standardError = error ?? FileHandle.nullDevice
-        try p.run()
+        // `Process.run()` throws Cocoa errors (NSFileNoSuchFileError…), not the POSIXError
+        // `ChildProcess.run()` promises.
+        do { try p.run() } catch { throw POSIXError(POSIXErrorCode(rawValue: SpawnFailure.errno(of: error)) ?? .EIO) }
         lock.lock(); process = p; lock.unlock()
     }
 
@@ -135,5 +137,32 @@ final class SpawnBackend: @unchecked Sendable {
         current?.terminationReason == .uncaughtSignal ? .uncaughtSignal : .exit
     }
     var resourceUsage: ChildProcess.ResourceUsage? { nil }
+}
+#endif
+
+#if os(Linux) || os(macOS)
+import Foundation
+
+/// The errno behind a failed start, whichever form the backend reported it in: a
+/// `POSIXError` (Linux's `posix_spawn`), or the `NSError` Apple's `Process.run()` throws (the
+/// POSIX error itself, a Cocoa file error with it as `NSUnderlyingErrorKey`, or a bare Cocoa
+/// file error). Platform-free, so Linux tests the macOS mapping.
+enum SpawnFailure {
+    static func errno(of error: any Error) -> Int32 {
+        if let posix = error as? POSIXError { return posix.code.rawValue }
+        let ns = error as NSError
+        if ns.domain == NSPOSIXErrorDomain { return Int32(ns.code) }
+        if let underlying = ns.userInfo[NSUnderlyingErrorKey] as? NSError, underlying.domain == NSPOSIXErrorDomain {
+            return Int32(underlying.code)
+        }
+        if ns.domain == NSCocoaErrorDomain {
+            switch CocoaError.Code(rawValue: ns.code) {
+            case .fileNoSuchFile, .fileReadNoSuchFile: return ENOENT
+            case .fileReadNoPermission, .fileWriteNoPermission: return EACCES
+            default: break
+            }
+        }
+        return EIO
+    }
 }
 #endif

@@ -10,8 +10,8 @@ extension DeviceFacts {
     /// Availability (developer.apple.com/documentation/foundation/processinfo):
     /// `isiOSAppOnMac` iOS 14, macOS 11, Mac Catalyst 14, tvOS 14, watchOS 7, visionOS 1;
     /// `isMacCatalystApp` iOS 13, macOS 10.15, tvOS 13, watchOS 6, visionOS 1 — all below the
-    /// deployment targets. The model comes from `sysctlbyname("hw.machine")` (Darwin, every
-    /// Apple platform; not a required-reason API) rather than `UIDevice.userInterfaceIdiom`,
+    /// deployment targets. The model comes from `sysctlbyname` (Darwin, every Apple platform;
+    /// not a required-reason API) rather than `UIDevice.userInterfaceIdiom`,
     /// which is main-actor isolated and absent on macOS and watchOS.
     static var current: DeviceFacts {
         let info = ProcessInfo.processInfo
@@ -27,14 +27,21 @@ extension DeviceFacts {
     }
 
     #if os(macOS) || os(iOS) || os(tvOS) || os(watchOS) || os(visionOS)
-    /// `iPad13,4`, `iPhone15,2`…; in a simulator `hw.machine` is the Mac's CPU, so the
-    /// simulated model comes from the environment.
+    /// `iPad13,4`, `iPhone15,2`, `Mac14,2`…; in a simulator `hw.machine` is the Mac's CPU, so
+    /// the simulated model comes from the environment. The model is `hw.machine` on iOS,
+    /// tvOS, watchOS and visionOS, but `hw.model` on macOS (there `hw.machine` is `arm64` or
+    /// `x86_64`; on iOS `hw.model` is a board name such as `D16AP`).
     private static func modelIdentifier(_ info: ProcessInfo) -> String? {
         if let simulated = info.environment["SIMULATOR_MODEL_IDENTIFIER"], !simulated.isEmpty { return simulated }
+        #if os(macOS)
+        let name = "hw.model"
+        #else
+        let name = "hw.machine"
+        #endif
         var size = 0
-        guard sysctlbyname("hw.machine", nil, &size, nil, 0) == 0, size > 0 else { return nil }
+        guard sysctlbyname(name, nil, &size, nil, 0) == 0, size > 0 else { return nil }
         var buffer = [UInt8](repeating: 0, count: size)
-        guard sysctlbyname("hw.machine", &buffer, &size, nil, 0) == 0 else { return nil }
+        guard sysctlbyname(name, &buffer, &size, nil, 0) == 0 else { return nil }
         return String(decoding: buffer.prefix { $0 != 0 }, as: UTF8.self)
     }
     #endif
