@@ -104,12 +104,13 @@ struct LockCommandTests {
         #expect(drift.stderr.contains("only the manifest was compared with the lock"))
     }
 
-    @Test("lock into a directory it cannot write fails (exit 1) saying to run lock again, not sync")
+    @Test("lock into a directory that does not exist fails (exit 1) saying to run lock again, not sync")
     func unwritableLock() async throws {
         let fixture = try Fixture()
-        let result = try await fixture.run(["lock", "--lock-file", "/proc/manashiki.lock.json"])
+        let target = fixture.directory.appendingPathComponent("no-such-directory/manashiki.lock.json").path
+        let result = try await fixture.run(["lock", "--lock-file", target])
         #expect(result.status == 1, "\(result.all)")
-        #expect(result.stderr.contains("/proc/manashiki.lock.json: cannot be written (No such file or directory)"), "\(result.stderr)")
+        #expect(result.stderr.contains("\(target): cannot be written (No such file or directory)"), "\(result.stderr)")
         #expect(result.stderr.contains("run `manashiki-sync lock` again"), "\(result.stderr)")
         #expect(!result.stderr.contains("manashiki-sync sync"))
     }
