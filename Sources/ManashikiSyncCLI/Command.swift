@@ -86,6 +86,8 @@ package struct ExportOptions: Sendable, Equatable {
     package var directory: String = ""
     /// `--select store|manifest|lock` (default `store`).
     package var selection: Selection = .store
+    /// `--include-private`: export private models too.
+    package var includePrivate = false
 
     /// Defaults: the whole store.
     package init() {}

@@ -129,6 +129,8 @@ enum CommandLineParser {
             }
             s.export.selection = selection
         },
+        Option(["--include-private"], help: "export private models too (anyone who can read the bundle gets them)",
+               commands: ["export"]) { s, _ in s.export.includePrivate = true },
         Option(["--check"], help: "compare, write nothing", commands: ["lock"]) { s, _ in s.lock.check = true },
     ])
 

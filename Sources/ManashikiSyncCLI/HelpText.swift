@@ -108,19 +108,23 @@ package enum HelpText {
     manashiki-sync export — write verified models into a content-addressed bundle
 
     USAGE
-      manashiki-sync export DIR [--select store|manifest|lock] [--store DIR] [--manifest PATH]
+      manashiki-sync export DIR [--select store|manifest|lock] [--include-private]
+                                [--store DIR] [--manifest PATH]
 
     Writes DIR/blobs/sha256/<hex> and DIR/index.json (versioned; model id, version, size,
     sha256 and the record facts an offline plan needs). --select store (default) exports every
     model the store recorded, manifest the manifest's models, lock exactly the lock file's
     artifacts. Every blob is hashed while it is copied and checked against the store's record;
-    running it again copies only what is missing. No network, no key. Serve DIR with any file
-    server (nginx) as a mirror, or carry it to machines without a network.
+    running it again verifies the blobs already there (SHA-256), replaces damaged ones,
+    removes what an interrupted export left, and copies only what is missing. Private models
+    are left out unless --include-private is given. No network, no key. Serve DIR with any
+    file server (nginx) as a mirror, or carry it to machines without a network.
     Exit codes: 0 exported, 3 some models could not be exported, 1 none could,
-    2 usage/manifest/lock error, 75 the store is locked by a running sync.
+    2 usage/manifest/lock error, 75 the store is locked by a running sync or the bundle by
+    another export.
 
     EXPORT OPTIONS
-    \(CommandLineParser.options.help([("--select", nil), ("--lock-file", "the lock file for --select lock")], labelWidth: 20))
+    \(CommandLineParser.options.help([("--select", nil), ("--include-private", nil), ("--lock-file", "the lock file for --select lock")], labelWidth: 20))
 
     \(globalOptions)
     """

@@ -36,6 +36,10 @@ public struct ModelResult: Sendable, Equatable, CustomStringConvertible {
     /// Bytes taken over from a partial download kept by an interrupted earlier run (the
     /// transfer continued from there); nil when nothing was reused.
     public var resumedFrom: Int64?
+    /// The sources tried before the one that served (each `<label>: <why not>`, e.g. `mirror
+    /// https://…: 404 (it does not hold the blob)`), so a model that came from the registry says
+    /// why not from a mirror; nil when the first choice served.
+    public var sourcesSkipped: [String]?
 
     /// Creates a result.
     public init(modelId: String, planned: PlanItem, status: Status) {

@@ -101,7 +101,8 @@ final class SyncRun: Sendable {
         let identities = StoreScanner.identities(layout)
 
         // What stands in for the catalog: the lock, the bundles' indexes (offline), or the registry's.
-        let fetcher = makeFetcher()
+        var fetcher = makeFetcher()
+        warnings += await fetcher.readIndexes()
         var planManifest = manifest
         var catalog: [ModelEntry] = []
         var listing = CatalogListing(entries: [])
@@ -215,6 +216,8 @@ final class SyncRun: Sendable {
                                               registryAllowed: fetchContext.registryRefusal(item.modelId, t) == nil)
             default: return nil
             }
+        }, unserved: { id, t in
+            "\(t.version) (sha256 \(t.sha256.prefix(12))…) is not available: \(fetcher.whyNoSource(sha256: t.sha256, isPrivate: t.needsSession)); \(fetchContext.registryRefusal(id, t) ?? "the registry is not tried")"
         })
         plannedRecords.withLock { $0 = input.records }
         emit(.planReady(plan))
@@ -380,6 +383,7 @@ final class SyncRun: Sendable {
             var result = ModelResult(modelId: id, planned: item, status: .installed(version: target.version))
             if case .replace(let from, _, _) = item.action { result.status = .replaced(from: from, to: target.version) }
             result.source = fetched.source
+            if !fetched.skipped.isEmpty { result.sourcesSkipped = fetched.skipped }
             if downloaded.resumedFrom > 0 { result.resumedFrom = downloaded.resumedFrom }
             return result
 

@@ -13,6 +13,8 @@ struct ArtifactFetcher: Sendable {
     let offline: Bool
     /// Seconds without a byte before a mirror transfer fails over.
     var mirrorIdleTimeout: TimeInterval = 15
+    /// What each mirror's `index.json` said, by label (`readIndexes()`, before the plan).
+    var indexes: [String: SourceIndex] = [:]
 
     /// A source with its bundle directory resolved against the manifest.
     struct ResolvedSource: Sendable {
@@ -49,10 +51,28 @@ struct ArtifactFetcher: Sendable {
             if let bundle = s.bundle {
                 if FileManager.default.fileExists(atPath: bundle.blob(sha256).path) { return s.label }
             } else if mirrorClient != nil {
-                return s.label
+                switch indexes[s.label] {
+                case .listed(let held)? where !held.contains(sha256): continue
+                case .unreachable?: continue
+                default: return s.label
+                }
             }
         }
         return registryAllowed ? "registry" : nil
+    }
+
+    /// Why no eligible source is expected to serve `sha256`: each source and its reason, as a
+    /// failed fetch would list them.
+    func whyNoSource(sha256: String, isPrivate: Bool) -> String {
+        let tried = eligible(isPrivate: isPrivate).map { s -> String in
+            if s.bundle != nil { return "\(s.label): no \(BundleLayout.blobPath(sha256))" }
+            switch indexes[s.label] {
+            case .listed?: return "\(s.label): its \(BundleLayout.indexName) does not list sha256 \(sha256.prefix(12))…"
+            case .unreachable(let error)?: return "\(s.label): not used this run (\(SyncFailure(error).message))"
+            default: return "\(s.label): this registry client cannot download from mirrors"
+            }
+        }
+        return tried.isEmpty ? "no source can serve it" : tried.joined(separator: "; ")
     }
 
     /// Installs `target` as `<store>/<modelId>.bin`.
@@ -81,6 +101,17 @@ struct ArtifactFetcher: Sendable {
                     model = try await Self.offPool { try directory.installCopy(of: blob.path, as: modelId, sha256: target.sha256, size: target.size, version: target.version) }
                     progress(model.size, model.size)
                 } else if case .mirror(let base) = s.source.kind, let mirrorClient {
+                    switch indexes[s.label] {
+                    case .listed(let held)? where !held.contains(target.sha256):
+                        skipped.append("\(s.label): its \(BundleLayout.indexName) does not list sha256 \(target.sha256.prefix(12))…")
+                        continue
+                    case .unreachable(let error)?:
+                        let why = Self.describe(error, target: target)
+                        if Self.isConfigurationProblem(error) { warn("\(s.label) was not used for \(modelId): \(why)") }
+                        skipped.append("\(s.label): not used this run (\(why))")
+                        continue
+                    default: break
+                    }
                     let expected = ExpectedArtifact(sha256: target.sha256, size: target.size, version: target.version)
                     model = try await mirrorClient.downloadFromMirror(modelId, url: ArtifactSource.blobURL(base, target.sha256),
                                                                       allowPlainHTTP: s.source.allowsPlainHTTP, expecting: expected,
@@ -94,17 +125,15 @@ struct ArtifactFetcher: Sendable {
                 throw CancellationError()
             } catch {
                 let why = Self.describe(error, target: target)
-                switch error as? APIError {
-                case .integrityMismatch?:
+                if case .integrityMismatch? = error as? APIError {
                     warn("\(s.label) served a corrupt copy of \(modelId) \(target.version) (\(why)); it was rejected and not installed")
-                case .untrustedCertificate?, .certificateNameMismatch?:
-                    // A configuration problem someone must fix, not a passing failure: say so.
+                } else if Self.isConfigurationProblem(error) {
+                    // A configuration problem someone must fix (a certificate, a proxy that wants
+                    // credentials, refuses the mirror or is malformed), not a passing failure: say so.
                     warn("\(s.label) was not used for \(modelId): \(why)")
-                case .proxy(let failure)? where !failure.isRetryable:
-                    // So is a proxy that wants credentials, refuses the mirror, or is malformed.
-                    warn("\(s.label) was not used for \(modelId): \(why)")
-                default:
-                    break
+                } else if case .unexpectedStatus(404, _)? = error as? APIError, case .listed? = indexes[s.label] {
+                    // Its own index says it holds the blob: the mirror's copy is incomplete.
+                    warn("\(s.label) lists sha256 \(target.sha256.prefix(12))… (\(modelId) \(target.version)) in its \(BundleLayout.indexName) but answered 404 for the blob — its copy of the bundle is incomplete: copy the bundle again (blobs first, index.json last)")
                 }
                 skipped.append("\(s.label): \(why)")
             }

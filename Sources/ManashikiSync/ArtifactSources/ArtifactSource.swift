@@ -64,10 +64,15 @@ public struct ArtifactSource: Sendable, Hashable, CustomStringConvertible {
     }
 
     /// The URL of a blob on a mirror.
-    public static func blobURL(_ base: URL, _ sha256: String) -> URL {
+    public static func blobURL(_ base: URL, _ sha256: String) -> URL { url(base, BundleLayout.blobPath(sha256)) }
+
+    /// The URL of a mirror's `index.json`.
+    public static func indexURL(_ base: URL) -> URL { url(base, BundleLayout.indexName) }
+
+    private static func url(_ base: URL, _ path: String) -> URL {
         var text = base.absoluteString
         while text.hasSuffix("/") { text.removeLast() }
-        return URL(string: text + "/" + BundleLayout.blobPath(sha256))!
+        return URL(string: text + "/" + path)!
     }
 }
 

@@ -111,9 +111,15 @@ enum ArtifactSourceParser {
     }
 
     /// `--from DIR|URL`: a URL (with `://`) is a mirror, anything else a bundle directory.
+    /// Plain http to another host cannot be allowed on the command line (there is no flag for
+    /// it, so a typo cannot send fetches in the clear): the hint says how to list it in the manifest.
     static func commandLine(_ text: String) -> Result<ArtifactSource, URLProblem> {
         guard text.contains("://") else { return .success(ArtifactSource(.bundle(text))) }
-        return mirrorURL(text, allowHTTP: false).map { ArtifactSource(.mirror($0)) }
+        return mirrorURL(text, allowHTTP: false).map { ArtifactSource(.mirror($0)) }.mapError { problem in
+            guard problem.message.hasSuffix("is plain http to another host") else { return problem }
+            return URLProblem(message: problem.message,
+                              hint: "use https, or list it in the manifest's \"sources\" as {\"mirror\": \"\(redacted(text))\", \"allowHTTP\": true} — safe for integrity (every byte is verified against its SHA-256) but anyone on the path sees which models are fetched")
+        }
     }
 
     /// The URL with any userinfo and query replaced, for messages.

@@ -9,6 +9,14 @@ package protocol MirrorDownloading: Sendable {
     /// run's deadline and bandwidth limit (`run.deadline`, `run.rateLimiter`).
     func downloadFromMirror(_ modelId: String, url: URL, allowPlainHTTP: Bool, expecting: ExpectedArtifact, run: DownloadOptions,
                             idleTimeout: TimeInterval, progress: (@Sendable (Int64, Int64?) -> Void)?) async throws -> DownloadedModel
+
+    /// Reads a small document from a mirror (its `index.json`): a plain GET with no
+    /// `X-API-Key` and no `Authorization`, following at most 3 redirects the URL policy allows,
+    /// buffering at most `maxBytes`.
+    /// - Returns: the final status and body (any status: the caller decides).
+    /// - Throws: `APIError` when the mirror cannot be reached (connection, TLS, proxy, a stall
+    ///   of `idleTimeout` seconds, a refused URL, a body over `maxBytes`).
+    func fetchFromMirror(_ url: URL, allowPlainHTTP: Bool, idleTimeout: TimeInterval, maxBytes: Int) async throws -> (status: Int, body: Data)
 }
 
 extension ManashikiClient: MirrorDownloading {
@@ -31,5 +39,22 @@ extension ManashikiClient: MirrorDownloading {
         options.deadline = run.deadline
         options.rateLimiter = run.rateLimiter // one limit for the whole run, mirrors included
         return try await downloadModel(modelId, fromMirror: url, allowPlainHTTP: allowPlainHTTP, expecting: expecting, options: options, progress: progress)
+    }
+
+    package func fetchFromMirror(_ url: URL, allowPlainHTTP: Bool, idleTimeout: TimeInterval, maxBytes: Int) async throws -> (status: Int, body: Data) {
+        var url = url
+        for _ in 0...3 {
+            if let reason = URLPolicy.refusal(for: url, allowingPlainHTTP: allowPlainHTTP) { throw APIError.refusedURL(reason) }
+            // No X-API-Key and no Authorization: a mirror gets no credentials.
+            let request = HTTPRequest(url: url, headers: ["User-Agent": Self.userAgent, "Accept": "application/json", "Accept-Encoding": "identity"],
+                                      idleTimeout: idleTimeout, maxBufferedBodyBytes: maxBytes)
+            let response = try await transport.send(request)
+            guard [301, 302, 303, 307, 308].contains(response.head.status), let location = response.head.headers["Location"],
+                  let next = URL(string: location, relativeTo: url)?.absoluteURL else {
+                return (response.head.status, response.body)
+            }
+            url = next
+        }
+        throw APIError.refusedURL("the mirror redirected more than 3 times")
     }
 }

@@ -39,7 +39,14 @@ enum SourcePlanning {
     /// Rewrites what the planner said in registry terms for a run without the catalog: a model
     /// nothing offline holds is blocked (`unavailable(spec)` says why), the "catalog no longer
     /// lists" warning is dropped; and every item gets its expected `source`.
-    static func adjust(_ plan: Plan, offline: Bool, unavailable: (String) -> String, source: (PlanItem) -> String?) -> Plan {
+    ///
+    /// A download or replacement that nothing can serve (no source holds the blob and the
+    /// registry may not be used: `--offline`, `"fallback": "none"`, a locked artifact the
+    /// registry no longer serves) is blocked in the plan, with `unserved(id, target)` saying
+    /// why, so `plan --locked --offline --from BUNDLE` tells a build whether the bundle is
+    /// complete before anything runs, instead of planning a download that must fail.
+    static func adjust(_ plan: Plan, offline: Bool, unavailable: (String) -> String, source: (PlanItem) -> String?,
+                       unserved: ((String, ArtifactTarget) -> String)? = nil) -> Plan {
         var plan = plan
         plan.items = plan.items.map { item in
             var item = item
@@ -58,6 +65,14 @@ enum SourcePlanning {
                 item.warnings.removeAll { $0 == "the registry's catalog no longer lists this model" }
             }
             item.source = source(item)
+            if item.source == nil, let unserved {
+                switch item.action {
+                case .download(let target), .replace(_, let target, _):
+                    let why = unserved(item.modelId, target)
+                    item = PlanItem(modelId: item.modelId, action: .blocked(.unavailable(why)), reason: why, warnings: item.warnings)
+                default: break
+                }
+            }
             return item
         }
         return plan

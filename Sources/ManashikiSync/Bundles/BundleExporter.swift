@@ -10,8 +10,28 @@ import Darwin
 
 /// Writes a store's verified models into a content-addressed bundle (`manashiki-sync export`).
 /// No network. Each blob is copied into a temporary file, hashed in the same pass and checked
-/// against the store's record, flushed, renamed to `blobs/sha256/<hex>` and the directory
-/// flushed; the index is replaced atomically last. Running it again copies only what is missing.
+/// against the store's record, then flushed, renamed to `blobs/sha256/<hex>` and the directory
+/// flushed (`DurableFile.commit`); the index is replaced atomically last.
+///
+/// Running it again into the same bundle:
+/// - **Existing blobs are verified, not trusted.** A blob already at its final name is hashed
+///   (one sequential read, cheaper than the copy it saves); a blob whose size or SHA-256 does
+///   not match its name (bit rot, a truncated `rsync`, a hand edit) is replaced by a verified
+///   copy from the store and reported in `Report.repaired`. When the store cannot provide one,
+///   the damaged blob is removed (it is worth nothing: every reader would reject it) and the
+///   model is reported as a failure. Entries of earlier exports that this run does not select
+///   stay in the index when their blob is still there with the recorded size.
+/// - **Leftovers of a crashed export are removed.** A killed export can leave only temporary
+///   files (`blobs/sha256/.<hex>.<random>.tmp`, `index.json.tmp.<random>`), never a partial
+///   file under a final name; the next export removes those nobody holds (`Report.removedTemporaries`).
+/// - **Private models stay out unless asked for.** A bundle is meant to be copied and served
+///   (nginx on a site network), and anyone who can read it has the bytes: a model whose recorded
+///   visibility is not public is exported only with `includePrivate` (`--include-private`);
+///   otherwise it is reported as not exported, saying so. (A model recorded without facts, by
+///   a store older than them, is exported as before.)
+/// - **One export at a time per bundle.** The bundle directory is `flock`ed for the whole run;
+///   a second export into it fails at once with `BundleBusy` instead of merging indexes badly
+///   (on a file system without locks, such as some network mounts, the export runs unlocked).
 ///
 /// ```swift
 /// let report = try BundleExporter.export(store: StoreLayout(directory: store),
@@ -30,16 +50,39 @@ public enum BundleExporter {
 
     /// What an export did.
     public struct Report: Sendable, Hashable {
-        /// Artifacts copied into the bundle by this run.
+        /// Artifacts copied into the bundle by this run (including those in `repaired`).
         public var copied: [PinnedArtifact] = []
-        /// Artifacts the bundle already held (not copied again).
+        /// Artifacts the bundle already held, verified by their SHA-256 (not copied again).
         public var present: [PinnedArtifact] = []
+        /// Blobs that were already in the bundle but damaged, and what was wrong; each was
+        /// replaced by a verified copy (it is also in `copied`) or, when the store could not
+        /// provide one, removed (the model is then in `failures`).
+        public var repaired: [Repair] = []
         /// Models that could not be exported, with the reason and what to do.
         public var failures: [Failure] = []
         /// Bytes copied.
         public var bytesCopied: Int64 = 0
+        /// Bytes of existing blobs read to verify them.
+        public var bytesVerified: Int64 = 0
+        /// Temporary files of an earlier, interrupted export that were removed.
+        public var removedTemporaries: [String] = []
         /// The index written.
         public var index = BundleIndex(models: [])
+    }
+
+    /// A damaged blob found in the bundle.
+    public struct Repair: Sendable, Hashable, CustomStringConvertible {
+        /// The artifact the blob should hold.
+        public var artifact: PinnedArtifact
+        /// What was wrong with it (`has 10 bytes, not 64`, `has sha256 7e0e…`).
+        public var problem: String
+        /// Whether it was replaced by a verified copy (false: removed, see the failure).
+        public var replaced: Bool
+        /// `blobs/sha256/<hex> (<id> <version>) <problem>; replaced with the store's verified copy`.
+        public var description: String {
+            "\(BundleLayout.blobPath(artifact.sha256)) (\(artifact.modelId) \(artifact.version)) \(problem); "
+                + (replaced ? "replaced with the store's verified copy" : "removed from the bundle")
+        }
     }
 
     /// A model that was not exported.
@@ -52,10 +95,21 @@ public enum BundleExporter {
         public var description: String { "\(modelId): \(message)" }
     }
 
-    /// Exports `selection` from `store` into `bundle`.
+    /// Another export holds the bundle's lock.
+    public struct BundleBusy: Error, LocalizedError, Sendable, Hashable, CustomStringConvertible {
+        /// The bundle directory.
+        public var directory: String
+        /// `<dir>: another export is writing this bundle — try again when it has finished`.
+        public var description: String { "\(directory): another export is writing this bundle — try again when it has finished" }
+        /// The description.
+        public var errorDescription: String? { description }
+    }
+
+    /// Exports `selection` from `store` into `bundle` (private models only with `includePrivate`).
     /// - Throws: `ArtifactFileError` when nothing can be exported at all (no usable state, an
-    ///   index of a newer format in the bundle, an unwritable bundle directory).
-    public static func export(store: StoreLayout, to bundle: BundleLayout, selection: Selection) throws -> Report {
+    ///   index of a newer format or that is not a bundle index, an unwritable bundle
+    ///   directory); `BundleBusy` when another export is writing the bundle.
+    public static func export(store: StoreLayout, to bundle: BundleLayout, selection: Selection, includePrivate: Bool = false) throws -> Report {
         let state: StoreState
         switch StateFile.read(store) {
         case .loaded(let s): state = s
@@ -68,52 +122,166 @@ public enum BundleExporter {
             throw ArtifactFileError(location: store.stateFile.path, message: StateFile.newerFormatMessage(version), hint: "upgrade manashiki-sync")
         }
         var report = Report()
-        let candidates = select(selection, state: state, failures: &report.failures)
-
-        // An existing index must be readable: never overwrite one of a newer format.
-        var existing: [PinnedArtifact] = []
-        if FileManager.default.fileExists(atPath: bundle.indexFile.path) {
-            existing = try BundleIndex.read(bundle).models
+        let candidates = select(selection, state: state, failures: &report.failures).filter { artifact in
+            guard !includePrivate, let visibility = artifact.record?.visibility, visibility != .public else { return true }
+            report.failures.append(Failure(modelId: artifact.modelId, message: "is \(visibility == .private ? "private" : "not public (\(visibility))"): not exported, since anyone who can read the bundle gets its bytes — pass --include-private to export it, and serve or carry the bundle only where it may go"))
+            return false
         }
+
+        // An existing index must be readable: never overwrite one of a newer format, or a file
+        // that is not a bundle index at all (the wrong directory). Checked before anything is
+        // created, and again under the lock.
+        _ = try existingIndex(bundle)
         do {
             try FileManager.default.createDirectory(at: bundle.blobDirectory, withIntermediateDirectories: true)
         } catch {
-            throw ArtifactFileError(location: bundle.blobDirectory.path, message: "cannot be created (\(error.localizedDescription))",
+            throw ArtifactFileError(location: bundle.blobDirectory.path, message: "cannot be created (\(String(cString: strerror(POSIX.errnoCode(of: error)))))",
                                     hint: "check the path and that this user may write there")
         }
-        let blobFD: Int32
+        let bundleFD: Int32, blobFD: Int32
+        do { bundleFD = try POSIX.openDirectory(bundle.directory.path) } catch {
+            throw ArtifactFileError(location: bundle.directory.path, message: "cannot be opened (a symbolic link or not a directory)",
+                                    hint: "use a real directory for the bundle")
+        }
+        defer { close(bundleFD) }
+        if flock(bundleFD, LOCK_EX | LOCK_NB) != 0 {
+            let code = errno
+            // Held by another export. Any other failure is a file system without locks (some
+            // network mounts answer ENOLCK): the export goes ahead unlocked rather than never.
+            if code == EWOULDBLOCK || code == EAGAIN { throw BundleBusy(directory: bundle.directory.path) }
+        }
         do { blobFD = try POSIX.openDirectory(bundle.blobDirectory.path) } catch {
             throw ArtifactFileError(location: bundle.blobDirectory.path, message: "cannot be opened (a symbolic link or not a directory)",
                                     hint: "use a real directory for the bundle")
         }
         defer { close(blobFD) }
+        let existing = try existingIndex(bundle)
+        report.removedTemporaries = removeTemporaries(bundle, blobFD: blobFD, bundleFD: bundleFD)
 
+        var damaged = Set<String>()
         for artifact in candidates {
-            if let info = POSIX.lstatInfo(bundle.blob(artifact.sha256).path), POSIX.isRegular(info), Int64(info.st_size) == artifact.size {
-                report.present.append(artifact)
-                continue
+            let blobPath = bundle.blob(artifact.sha256).path
+            var repair: Repair?
+            if let info = POSIX.lstatInfo(blobPath) {
+                switch verifyExisting(artifact, path: blobPath, info: info) {
+                case .intact:
+                    report.present.append(artifact)
+                    report.bytesVerified += artifact.size
+                    continue
+                case .damaged(let problem, let bytesRead):
+                    report.bytesVerified += bytesRead
+                    repair = Repair(artifact: artifact, problem: problem, replaced: true)
+                case .unreadable(let why):
+                    report.failures.append(Failure(modelId: artifact.modelId, message: "\(blobPath) cannot be read to verify it (\(why)); left as it is — check the bundle's disk"))
+                    damaged.insert(artifact.sha256)
+                    continue
+                }
             }
             do {
                 try copyBlob(artifact, from: store.modelFile(artifact.modelId).path, into: blobFD, bundle: bundle)
                 report.copied.append(artifact)
                 report.bytesCopied += artifact.size
-            } catch let error as APIError {
-                report.failures.append(Failure(modelId: artifact.modelId, message: reason(error, artifact)))
+                if let repair { report.repaired.append(repair) }
             } catch {
-                report.failures.append(Failure(modelId: artifact.modelId, message: "\(error)"))
+                let message = (error as? APIError).map { reason($0, artifact) } ?? "\(error)"
+                if var repair {
+                    // The damaged blob is worth nothing (every reader rejects it): it goes, so
+                    // the bundle does not claim to hold the artifact.
+                    repair.replaced = false
+                    let code = unlinkat(blobFD, artifact.sha256, 0) == 0 ? 0 : errno
+                    let removed = code == 0 || code == ENOENT
+                    report.repaired.append(repair)
+                    damaged.insert(artifact.sha256)
+                    let what = removed ? "was removed" : "could not be removed (\(String(cString: strerror(code)))): delete \(blobPath)"
+                    report.failures.append(Failure(modelId: artifact.modelId, message: "the bundle's blob \(repair.problem) and \(what); \(message)"))
+                } else {
+                    report.failures.append(Failure(modelId: artifact.modelId, message: message))
+                }
             }
         }
-        // Entries of the old index stay when their blob is still there; new facts win.
+        // Entries of the old index stay when their blob is still there with the recorded size;
+        // new facts win.
         let fresh = report.copied + report.present
         let freshKeys = Set(fresh.map { "\($0.modelId) \($0.sha256)" })
-        let kept = existing.filter { !freshKeys.contains("\($0.modelId) \($0.sha256)") && FileManager.default.fileExists(atPath: bundle.blob($0.sha256).path) }
+        let kept = existing.filter { entry in
+            guard !freshKeys.contains("\(entry.modelId) \(entry.sha256)"), !damaged.contains(entry.sha256),
+                  let info = POSIX.lstatInfo(bundle.blob(entry.sha256).path) else { return false }
+            return POSIX.isRegular(info) && Int64(info.st_size) == entry.size
+        }
         report.index = BundleIndex(models: kept + fresh)
-        do { try DurableFile.replace(bundle.indexFile, with: try report.index.encoded()) } catch {
+        do {
+            try DurableFile.write(try report.index.encoded(), as: BundleLayout.indexName, in: bundleFD, directoryPath: bundle.directory.path)
+        } catch {
             throw ArtifactFileError(location: bundle.indexFile.path, message: "cannot be written (\(SyncFailure(error).message))",
                                     hint: "check free space and permissions on the bundle's volume")
         }
         return report
     }
+
+    /// The entries of the bundle's current index (none when there is no index yet).
+    /// - Throws: `ArtifactFileError` for an index this version must not overwrite.
+    static func existingIndex(_ bundle: BundleLayout) throws -> [PinnedArtifact] {
+        guard let data = FileManager.default.contents(atPath: bundle.indexFile.path) else {
+            guard POSIX.lstatInfo(bundle.indexFile.path) == nil else {
+                throw ArtifactFileError(location: bundle.indexFile.path, message: "exists but cannot be read",
+                                        hint: "check its permissions; export never overwrites an index it cannot read")
+            }
+            return []
+        }
+        do { return try BundleIndex.decode(data, location: bundle.indexFile.path).models } catch var error as ArtifactFileError {
+            if !error.message.contains("is newer than") {
+                error.hint = "export never overwrites a file it cannot read as a bundle index: if this is the right directory, move index.json away and export again; otherwise choose an empty directory"
+            }
+            throw error
+        }
+    }
+
+    /// What an existing blob at its final name holds.
+    enum ExistingBlob: Equatable {
+        case intact
+        case damaged(String, bytesRead: Int64)
+        case unreadable(String)
+    }
+
+    /// Checks an existing blob's type, size and SHA-256 against `artifact`.
+    static func verifyExisting(_ artifact: PinnedArtifact, path: String, info: stat) -> ExistingBlob {
+        guard POSIX.isRegular(info) else { return .damaged("is not a regular file", bytesRead: 0) }
+        guard Int64(info.st_size) == artifact.size else {
+            return .damaged("has \(info.st_size) bytes, not \(artifact.size)", bytesRead: 0)
+        }
+        do {
+            let (sha256, size) = try FileHasher.sha256(of: URL(fileURLWithPath: path))
+            if size != artifact.size { return .damaged("has \(size) bytes, not \(artifact.size)", bytesRead: size) }
+            if sha256 != artifact.sha256 { return .damaged("has sha256 \(sha256.prefix(12))…, not the one it is named by", bytesRead: size) }
+            return .intact
+        } catch {
+            return .unreadable(SyncFailure(error).message)
+        }
+    }
+
+    /// Removes the temporary files an interrupted export left (blob copies and index writes)
+    /// that no live process holds; returns their paths relative to the bundle.
+    static func removeTemporaries(_ bundle: BundleLayout, blobFD: Int32, bundleFD: Int32) -> [String] {
+        var removed: [String] = []
+        func sweep(_ fd: Int32, _ directory: URL, prefix: String, _ isTemporary: (String) -> Bool) {
+            for name in (try? FileManager.default.contentsOfDirectory(atPath: directory.path)) ?? [] where isTemporary(name) {
+                let file = openat(fd, name, O_RDONLY | O_NOFOLLOW | O_CLOEXEC | O_NONBLOCK)
+                guard file >= 0 else { continue }
+                let free = POSIX.tryLock(file)
+                if free, unlinkat(fd, name, 0) == 0 { removed.append(prefix + name) }
+                close(file)
+            }
+        }
+        sweep(blobFD, bundle.blobDirectory, prefix: BundleLayout.blobPath("")) { isBlobTemporary($0) }
+        sweep(bundleFD, bundle.directory, prefix: "") { $0.hasPrefix(BundleLayout.indexName + DurableFile.temporaryInfix) }
+        return removed.sorted()
+    }
+
+    /// `.<hex>.<random>.tmp`: the temporary name of a blob being copied.
+    static func temporaryName(_ sha256: String) -> String { ".\(sha256).\(POSIX.randomSuffix()).tmp" }
+
+    /// Whether `name` in `blobs/sha256/` is a blob copy's temporary file.
+    static func isBlobTemporary(_ name: String) -> Bool { name.hasPrefix(".") && name.hasSuffix(".tmp") }
 
     /// The artifacts to export, and failures for selected models the store cannot provide.
     static func select(_ selection: Selection, state: StoreState, failures: inout [Failure]) -> [PinnedArtifact] {
@@ -148,10 +316,12 @@ public enum BundleExporter {
         }
     }
 
-    /// Copies one store file into `blobs/sha256/<hex>`, verified, atomically and durably.
+    /// Copies one store file into `blobs/sha256/<hex>`, verified, atomically and durably
+    /// (replacing a damaged blob there only once the copy verified).
     static func copyBlob(_ artifact: PinnedArtifact, from source: String, into blobFD: Int32, bundle: BundleLayout) throws {
-        let temp = ".\(artifact.sha256).\(POSIX.randomSuffix()).tmp"
-        let copied = try FileCopy.copy(from: source, into: blobFD, name: temp, displayPath: bundle.blobDirectory.path + "/" + temp, maxSize: artifact.size)
+        let temp = temporaryName(artifact.sha256)
+        let tempPath = bundle.blobDirectory.path + "/" + temp
+        let copied = try FileCopy.copy(from: source, into: blobFD, name: temp, displayPath: tempPath, maxSize: artifact.size)
         var renamed = false
         defer {
             close(copied.fd)
@@ -159,10 +329,9 @@ public enum BundleExporter {
         }
         guard copied.size == artifact.size else { throw APIError.bodyTooShort(expected: artifact.size, received: copied.size) }
         guard copied.sha256 == artifact.sha256 else { throw APIError.integrityMismatch(expected: artifact.sha256, actual: copied.sha256) }
-        try POSIX.sync(copied.fd, path: bundle.blob(artifact.sha256).path)
-        try POSIX.call("rename", bundle.blob(artifact.sha256).path) { renameat(blobFD, temp, blobFD, artifact.sha256) }
+        try DurableFile.commit(copied.fd, path: tempPath, named: temp, in: blobFD, as: artifact.sha256, in: blobFD,
+                               directoryPath: bundle.blobDirectory.path)
         renamed = true
-        try POSIX.sync(blobFD, path: bundle.blobDirectory.path)
     }
 
     static func reason(_ error: APIError, _ artifact: PinnedArtifact) -> String {

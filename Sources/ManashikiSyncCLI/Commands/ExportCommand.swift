@@ -18,29 +18,32 @@ package struct ExportCommand: Sendable {
 
     /// Runs it: 0 everything selected is in the bundle, 3 some models could not be exported,
     /// 1 none could (or the bundle or store is unusable), 2 usage/manifest/lock error, 75 the
-    /// store is locked by a running sync.
+    /// store is locked by a running sync or the bundle by another export. Every outcome,
+    /// usage errors included, ends with one `summary` event under `--json`.
     package func run() async -> ExitCode {
         let cwd = context.console.currentDirectory
         let store: URL, manifest: Manifest?
         do { (store, manifest) = try ManifestLoader.store(context.global, currentDirectory: cwd) } catch {
             return context.report(error, command: "export")
         }
+        let bundle = BundleLayout(directory: PathResolver.resolve(options.directory, against: cwd))
         let selection: BundleExporter.Selection
         switch options.selection {
         case .store: selection = .store
         case .manifest:
             guard let manifest else {
                 context.console.error("--select manifest needs the manifest: pass --manifest PATH")
+                summary(outcome: "usage-error", code: .usage, bundle: bundle, report: nil, error: "--select manifest needs the manifest: pass --manifest PATH")
                 return .usage
             }
             selection = .models(manifest.models.map(\.id))
         case .lock:
             do { selection = .artifacts(try LockFile.read(ManifestLoader.lockURL(context.global, currentDirectory: cwd)).models) } catch {
                 context.console.error("\(error)")
+                summary(outcome: "lock-error", code: .usage, bundle: bundle, report: nil, error: "\(error)")
                 return .usage
             }
         }
-        let bundle = BundleLayout(directory: PathResolver.resolve(options.directory, against: cwd))
         let layout = StoreLayout(directory: store)
         // Hold the store's lock so a sync cannot replace files or the state mid-export.
         var lock: StoreLock?
@@ -58,19 +61,29 @@ package struct ExportCommand: Sendable {
         defer { lock?.release() }
         let report: BundleExporter.Report
         do {
-            report = try BundleExporter.export(store: layout, to: bundle, selection: selection)
+            report = try BundleExporter.export(store: layout, to: bundle, selection: selection, includePrivate: options.includePrivate)
+        } catch let busy as BundleExporter.BundleBusy {
+            context.console.error(busy.description)
+            summary(outcome: "locked", code: .locked, bundle: bundle, report: nil, error: busy.description)
+            return .locked
         } catch {
             context.console.error("\(error)")
             summary(outcome: "failed", code: .failure, bundle: bundle, report: nil, error: "\(error)")
             return .failure
         }
+        if context.global.verbosity > .quiet && !report.removedTemporaries.isEmpty {
+            context.console.warning("removed \(report.removedTemporaries.count) temporary file(s) an interrupted export left in \(bundle.directory.path)")
+        }
+        // A damaged blob is worth a warning even with --quiet: the bundle was wrong until now.
+        report.repaired.filter(\.replaced).forEach { context.console.warning("\(bundle.directory.path): \($0.description)") }
         report.failures.forEach { context.console.error($0.description) }
         let exported = report.copied.count + report.present.count
         let code: ExitCode = report.failures.isEmpty ? .success : exported > 0 ? .partialFailure : .failure
         if context.global.json {
             summary(outcome: code == .success ? "exported" : code == .partialFailure ? "partial-failure" : "failed", code: code, bundle: bundle, report: report, error: nil)
         } else if context.global.verbosity > .quiet {
-            context.console.line("exported \(exported) model(s) to \(bundle.directory.path): \(report.copied.count) copied (\(ByteFormat.bytes(report.bytesCopied))), \(report.present.count) already there; the index lists \(report.index.models.count) artifact(s)")
+            let repaired = report.repaired.filter(\.replaced).count
+            context.console.line("exported \(exported) model(s) to \(bundle.directory.path): \(report.copied.count) copied (\(ByteFormat.bytes(report.bytesCopied))\(repaired > 0 ? ", \(repaired) replacing a damaged blob" : "")), \(report.present.count) already there (verified); the index lists \(report.index.models.count) artifact(s)")
         }
         return code
     }
@@ -82,7 +95,10 @@ package struct ExportCommand: Sendable {
             "command": "export", "outcome": outcome, "exitCode": Int(code.rawValue), "exitName": code.name,
             "bundle": bundle.directory.path, "copied": (report?.copied ?? []).map(fields), "present": (report?.present ?? []).map(fields),
             "failures": (report?.failures ?? []).map { ["modelId": $0.modelId, "message": TextSanitizer.oneLine($0.message)] as [String: Any?] },
-            "bytesCopied": report?.bytesCopied ?? 0, "indexEntries": report?.index.models.count ?? 0,
+            "repaired": (report?.repaired ?? []).map { ["modelId": $0.artifact.modelId, "version": $0.artifact.version, "sha256": $0.artifact.sha256,
+                                                         "problem": $0.problem, "replaced": $0.replaced] as [String: Any?] },
+            "removedTemporaries": report?.removedTemporaries ?? [],
+            "bytesCopied": report?.bytesCopied ?? 0, "bytesVerified": report?.bytesVerified ?? 0, "indexEntries": report?.index.models.count ?? 0,
             "error": error.map { JSONEventWriter.errorFields(message: $0, hint: nil, kind: "terminal") },
         ])
     }

@@ -1,6 +1,11 @@
 import Foundation
 import Manashiki
 import ManashikiSync
+#if canImport(Glibc)
+import Glibc
+#elseif canImport(Darwin)
+import Darwin
+#endif
 
 /// `manashiki-sync lock`: resolve the manifest against the registry's catalog and write
 /// `manashiki.lock.json` beside it; `lock --check` compares an existing lock with the manifest
@@ -63,9 +68,12 @@ package struct LockCommand: Sendable {
             return .failure
         }
         do { try lock.write(to: lockURL) } catch {
-            let advice = ErrorAdvice.text(for: SyncFailure(error))
-            context.console.error(ErrorAdvice.line(modelId: nil, what: advice.what, todo: advice.todo))
-            emit(outcome: "failed", code: .failure, lockURL: lockURL, differences: [], error: advice.what)
+            // Name the lock file, not the SDK's temporary file or "the storage directory".
+            let reason: String
+            if case .fileSystem(_, _, let code)? = error as? APIError { reason = String(cString: strerror(code)) } else { reason = SyncFailure(error).message }
+            let what = "\(lockURL.path): cannot be written (\(reason))"
+            context.console.error("\(what) — check that its directory exists and this user may write there, then run `manashiki-sync lock` again")
+            emit(outcome: "failed", code: .failure, lockURL: lockURL, differences: [], error: what)
             return .failure
         }
         if context.global.json {
@@ -79,10 +87,22 @@ package struct LockCommand: Sendable {
         return .success
     }
 
+    /// The manifest is compared first, without the network: when the registry cannot be
+    /// reached, a lock that no longer matches the manifest still exits 10 (with a warning that
+    /// the catalog was not compared); only a lock that matches the manifest exits 1, since
+    /// nothing is known about the catalog.
     private func check(_ lock: LockFile, manifest: Manifest, registry: ManashikiClient, retry: RetryPolicy, lockURL: URL) async -> ExitCode {
+        let manifestDifferences = LockDrift.manifestDifferences(lock, manifest)
         let catalog: [ModelEntry]
-        do { catalog = try await retry.run({ try await registry.listModels() }) } catch { return unreachable(error, lockURL: lockURL) }
-        let differences = LockDrift.manifestDifferences(lock, manifest) + LockDrift.catalogDifferences(lock, catalog)
+        do { catalog = try await retry.run({ try await registry.listModels() }) } catch {
+            guard !manifestDifferences.isEmpty else { return unreachable(error, lockURL: lockURL) }
+            context.console.warning("the registry's catalog could not be read (\(SyncFailure(error).message)); only the manifest was compared with the lock")
+            manifestDifferences.forEach { context.console.error($0.description) }
+            emit(outcome: "out-of-date", code: .changesPending, lockURL: lockURL, differences: manifestDifferences.map { ($0.modelId, $0.message) },
+                 error: nil, catalogCompared: false)
+            return .changesPending
+        }
+        let differences = manifestDifferences + LockDrift.catalogDifferences(lock, catalog)
         if differences.isEmpty {
             emit(outcome: "up-to-date", code: .success, lockURL: lockURL, differences: [], error: nil)
             if !context.global.json && context.global.verbosity > .quiet {
@@ -97,16 +117,24 @@ package struct LockCommand: Sendable {
 
     private func unreachable(_ error: any Error, lockURL: URL) -> ExitCode {
         let advice = ErrorAdvice.text(for: SyncFailure(error))
-        context.console.error(ErrorAdvice.line(modelId: nil, what: advice.what, todo: advice.todo))
+        context.console.error(ErrorAdvice.line(modelId: nil, what: advice.what, todo: todo(advice.todo)))
         emit(outcome: "failed", code: .failure, lockURL: lockURL, differences: [], error: advice.what)
         return .failure
     }
 
-    private func emit(outcome: String, code: ExitCode, lockURL: URL, differences: [(String, String)], error: String?, models: [PinnedArtifact] = []) {
+    /// The generic advice names `sync`: say which command to run again.
+    private func todo(_ generic: String) -> String {
+        let command = options.check ? "manashiki-sync lock --check" : "manashiki-sync lock"
+        return generic.replacingOccurrences(of: "`manashiki-sync sync`", with: "`\(command)`")
+            .replacingOccurrences(of: "the next run retries (or run `\(command)` again)", with: "run `\(command)` again when the registry is reachable")
+    }
+
+    private func emit(outcome: String, code: ExitCode, lockURL: URL, differences: [(String, String)], error: String?, models: [PinnedArtifact] = [],
+                      catalogCompared: Bool? = nil) {
         guard context.global.json else { return }
         JSONEventWriter(console: context.console).emit("summary", [
             "command": options.check ? "lock --check" : "lock", "outcome": outcome, "exitCode": Int(code.rawValue), "exitName": code.name,
-            "lockFile": lockURL.path,
+            "lockFile": lockURL.path, "catalogCompared": options.check ? (catalogCompared ?? (outcome == "up-to-date" || outcome == "out-of-date")) : nil,
             "models": models.map { ["modelId": $0.modelId, "version": $0.version, "sha256": $0.sha256, "bytes": $0.size] as [String: Any?] },
             "differences": differences.map { ["modelId": $0.0, "message": TextSanitizer.oneLine($0.1)] as [String: Any?] },
             "error": error.map { JSONEventWriter.errorFields(message: $0, hint: nil, kind: "terminal") },

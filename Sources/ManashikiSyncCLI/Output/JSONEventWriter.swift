@@ -130,6 +130,7 @@ package final class JSONEventWriter: RunRenderer, @unchecked Sendable {
             "version": ResultView.version(result), "fromVersion": ResultView.fromVersion(result),
             "bytes": ResultView.bytes(result.planned.action), "reason": TextSanitizer.oneLine(result.planned.reason), "error": nil,
             "source": result.source, "resumedFrom": result.resumedFrom,
+            "sourcesSkipped": result.sourcesSkipped.map { $0.map(TextSanitizer.oneLine) },
         ]
         if case .notRun(let why) = result.status { fields["reason"] = TextSanitizer.oneLine(why) }
         if let problem = ResultView.problem(result) {

@@ -84,4 +84,34 @@ struct LockCommandTests {
         #expect(sync.status == 0, "\(sync.all)")
         #expect(fixture.isInstalledIntact("alpha"))
     }
+
+    @Test("lock --check with the registry unreachable still exits 10 when the lock no longer matches the manifest (catalogCompared false); with a matching lock it exits 1 saying to run lock --check again")
+    func checkWithoutRegistry() async throws {
+        let fixture = try Fixture()
+        #expect(try await fixture.run(["lock", "--quiet"]).status == 0)
+        fixture.registry.stop()
+        let unknown = try await fixture.run(["lock", "--check"])
+        #expect(unknown.status == 1, "\(unknown.all)")
+        #expect(unknown.stderr.contains("run `manashiki-sync lock --check` again when the registry is reachable"), "\(unknown.stderr)")
+        #expect(!unknown.stderr.contains("manashiki-sync sync"))
+
+        try fixture.writeManifest(models: ["alpha", "beta", "secret"])
+        let drift = try await fixture.run(["lock", "--check", "--json"])
+        #expect(drift.status == 10, "\(drift.all)")
+        #expect(drift.summary()["outcome"] as? String == "out-of-date")
+        #expect(drift.summary()["catalogCompared"] as? Bool == false)
+        #expect(drift.stderr.contains("secret: is in the manifest but not in the lock"))
+        #expect(drift.stderr.contains("only the manifest was compared with the lock"))
+    }
+
+    @Test("lock into a directory that does not exist fails (exit 1) saying to run lock again, not sync")
+    func unwritableLock() async throws {
+        let fixture = try Fixture()
+        let target = fixture.directory.appendingPathComponent("no-such-directory/manashiki.lock.json").path
+        let result = try await fixture.run(["lock", "--lock-file", target])
+        #expect(result.status == 1, "\(result.all)")
+        #expect(result.stderr.contains("\(target): cannot be written (No such file or directory)"), "\(result.stderr)")
+        #expect(result.stderr.contains("run `manashiki-sync lock` again"), "\(result.stderr)")
+        #expect(!result.stderr.contains("manashiki-sync sync"))
+    }
 }

@@ -74,8 +74,9 @@ struct FleetTests {
         let started = try #require(result.jsonLines().first { $0["type"] as? String == "run.started" })
         #expect(started["sources"] as? [String] == ["mirror \(nginx.baseURL)"])
         #expect(started["offline"] as? Bool == false && started["fallback"] as? String == "registry")
-        // The mirror saw the blob requests, and never a key or an Authorization header.
-        #expect(log.split(separator: "\n").count == 2, "\(log)")
+        // The mirror saw its index once and the blob requests, and never a key or an Authorization header.
+        #expect(log.split(separator: "\n").count == 3, "\(log)")
+        #expect(log.hasPrefix("/index.json 200 "), "\(log)")
         #expect(log.contains("/blobs/sha256/\(fixture.registry.sha256(modelId: "alpha")) 200"))
         #expect(log.split(separator: "\n").allSatisfy { $0.hasSuffix("key=- auth=-") }, "\(log)")
         #expect(!result.all.contains(Fixture.key))
@@ -124,8 +125,12 @@ struct FleetTests {
         #expect(Self.models(result.summary()).values.allSatisfy { $0["source"] as? String == "registry" })
         if kind == "404" {
             let requests = nginx.accessLog.split(separator: "\n")
-            #expect(requests.count == 2, "\(requests)") // one try per model, no retry loop
+            // The index once, then one try per model (no index: blobs are asked for directly), no retry loop.
+            #expect(requests.count == 3, "\(requests)")
+            #expect(requests.first?.hasPrefix("/bundle/index.json 404") == true, "\(requests)")
             #expect(requests.allSatisfy { $0.contains(" 404 ") })
+            let warnings = result.summary()["warnings"] as? [String] ?? []
+            #expect(warnings.contains { $0.contains("mirror \(nginx.baseURL)/bundle has no index.json (HTTP 404)") }, "\(warnings)")
             await nginx.stop()
         }
     }
@@ -276,7 +281,14 @@ struct FleetTests {
         var env = fixture.environment
         env["TEST_SESSION"] = fixture.registry.issueSession(principalId: "ci")
         #expect(try await fixture.run(["sync", "--quiet"], environment: env).status == 0)
-        #expect(try await fixture.run(["export", "bundle", "--quiet"], environment: [:]).status == 0)
+        // Left out unless asked for: anyone who can read a bundle has its bytes.
+        let withoutFlag = try await fixture.run(["export", "public-only"], environment: [:])
+        #expect(withoutFlag.status == 3, "\(withoutFlag.all)")
+        #expect(withoutFlag.stderr.contains("secret: is private: not exported") && withoutFlag.stderr.contains("pass --include-private"), "\(withoutFlag.stderr)")
+        let publicOnly = try BundleIndex.read(BundleLayout(directory: fixture.directory.appendingPathComponent("public-only")))
+        #expect(publicOnly.models.map(\.modelId) == ["alpha"])
+        #expect(!FileManager.default.fileExists(atPath: BundleLayout(directory: fixture.directory.appendingPathComponent("public-only")).blob(fixture.registry.sha256(modelId: "secret")).path))
+        #expect(try await fixture.run(["export", "bundle", "--include-private", "--quiet"], environment: [:]).status == 0)
         let bundle = fixture.directory.appendingPathComponent("bundle").path
 
         let unmarked = try Self.secondMachine(fixture, "unmarked", models: ["alpha", "secret"], extra: #""sources": [{"bundle": "\#(bundle)"}],"#)
@@ -314,5 +326,127 @@ struct FleetTests {
         let text = try await CLIProcess.run(["plan", "--offline", "--from", bundle.path, "--progress", "never"], environment: ["COLUMNS": "400"], in: second)
         #expect(text.status == 10)
         #expect(text.stdout.contains("install 1.0.0 (from bundle \(bundle.path))"), "\(text.stdout)")
+    }
+
+    @Test("a mirror's index.json says what it holds: a model it does not list is never requested from it, and the plan says the registry serves it")
+    func mirrorIndexListsWhatItHolds() async throws {
+        try #require(NginxMirror.isInstalled, "nginx is not installed")
+        let (fixture, bundle) = try await Self.exported(models: ["alpha"])
+        let nginx = try await NginxMirror(root: bundle)
+        let second = try Self.secondMachine(fixture, extra: #""sources": [{"mirror": "\#(nginx.baseURL)"}],"#)
+
+        let result = try await CLIProcess.run(["sync", "--json"], environment: fixture.environment, in: second)
+        let log = nginx.accessLog.split(separator: "\n").map(String.init)
+        await nginx.stop()
+        #expect(result.status == 0, "\(result.all)")
+        #expect(log == ["/index.json 200 key=- auth=-", "/blobs/sha256/\(fixture.registry.sha256(modelId: "alpha")) 200 key=- auth=-"], "\(log)")
+        let plan = try #require(result.jsonLines().first { $0["type"] as? String == "plan" })
+        let items = try #require(plan["items"] as? [[String: Any]])
+        #expect(items.first { $0["modelId"] as? String == "beta" }?["source"] as? String == "registry")
+        #expect(items.first { $0["modelId"] as? String == "alpha" }?["source"] as? String == "mirror \(nginx.baseURL)")
+        let models = Self.models(result.summary())
+        #expect(models["beta"]?["source"] as? String == "registry")
+        // --json says why not from the mirror.
+        #expect(models["beta"]?["sourcesSkipped"] as? [String] == ["mirror \(nginx.baseURL): its index.json does not list sha256 \(fixture.registry.sha256(modelId: "beta").prefix(12))…"])
+        #expect(models["alpha"]?["sourcesSkipped"] is NSNull || models["alpha"]?["sourcesSkipped"] == nil)
+        #expect(Self.installed(second, "beta") == fixture.registry.artifactBytes(modelId: "beta"))
+        #expect((result.summary()["warnings"] as? [String] ?? []).isEmpty, "\(result.all)")
+    }
+
+    @Test("a mirror whose index.json is of a newer format, or whose index lists a blob it does not serve, is named in a warning saying what to do; nothing unverified is installed")
+    func mirrorIndexProblemsWarn() async throws {
+        try #require(NginxMirror.isInstalled, "nginx is not installed")
+        let (fixture, bundleURL) = try await Self.exported()
+        let bundle = BundleLayout(directory: bundleURL)
+        try FileManager.default.removeItem(at: bundle.blob(fixture.registry.sha256(modelId: "beta"))) // an incomplete copy
+        let nginx = try await NginxMirror(root: bundleURL)
+        let second = try Self.secondMachine(fixture, extra: #""sources": [{"mirror": "\#(nginx.baseURL)"}],"#)
+
+        let incomplete = try await CLIProcess.run(["sync", "--json"], environment: fixture.environment, in: second)
+        #expect(incomplete.status == 0, "\(incomplete.all)")
+        var warnings = incomplete.summary()["warnings"] as? [String] ?? []
+        #expect(warnings.contains { $0.contains("mirror \(nginx.baseURL) lists sha256 \(fixture.registry.sha256(modelId: "beta").prefix(12))… (beta 2.1.0) in its index.json but answered 404") }, "\(warnings)")
+        #expect(Self.models(incomplete.summary())["beta"]?["source"] as? String == "registry")
+
+        try Data(#"{"formatVersion": 7, "models": [], "shards": ["a"]}"#.utf8).write(to: bundle.indexFile)
+        let third = try Self.secondMachine(fixture, "third", extra: #""sources": [{"mirror": "\#(nginx.baseURL)"}],"#)
+        let newer = try await CLIProcess.run(["sync", "--json"], environment: fixture.environment, in: third)
+        await nginx.stop()
+        #expect(newer.status == 0, "\(newer.all)")
+        warnings = newer.summary()["warnings"] as? [String] ?? []
+        #expect(warnings.contains { $0.contains("\(nginx.baseURL)/index.json: formatVersion: bundle index format 7 is newer than this manashiki-sync reads (1) — upgrade manashiki-sync") }, "\(warnings)")
+        // Its blobs are still used (they are verified): alpha came from the mirror.
+        #expect(Self.models(newer.summary())["alpha"]?["source"] as? String == "mirror \(nginx.baseURL)")
+        #expect(Self.installed(third, "alpha") == fixture.registry.artifactBytes(modelId: "alpha"))
+    }
+
+    @Test("a source that serves nothing is named in a warning, not silently skipped: a --from directory that does not exist, a mirror on an --offline run")
+    func idleSourcesWarn() async throws {
+        let (fixture, bundle) = try await Self.exported()
+        let second = try Self.secondMachine(fixture)
+        let missing = fixture.directory.appendingPathComponent("not-mounted").path
+        let online = try await CLIProcess.run(["sync", "--from", missing], environment: fixture.environment, in: second)
+        #expect(online.status == 0, "\(online.all)")
+        #expect(online.stderr.contains("warning: bundle \(missing) does not exist, so it serves nothing this run"), "\(online.stderr)")
+
+        let third = try Self.secondMachine(fixture, "third", extra: #""sources": [{"mirror": "http://127.0.0.1:9/bundle"}],"#)
+        let offline = try await CLIProcess.run(["sync", "--offline", "--from", bundle.path], environment: [:], in: third)
+        #expect(offline.status == 0, "\(offline.all)")
+        #expect(offline.stderr.contains("warning: mirror http://127.0.0.1:9/bundle is not used: --offline makes no network request"), "\(offline.stderr)")
+    }
+
+    @Test("--from with a plain-http URL to another host says how to allow it (the manifest's allowHTTP), not a key the command line lacks")
+    func fromPlainHTTPHint() async throws {
+        let fixture = try Fixture()
+        let result = try await fixture.run(["sync", "--from", "http://10.0.0.5/bundle"])
+        #expect(result.status == 2)
+        #expect(result.stderr.contains(#"list it in the manifest's "sources" as {"mirror": "http://10.0.0.5/bundle", "allowHTTP": true}"#), "\(result.stderr)")
+    }
+
+    @Test("a mirror whose index.json cannot be used (a redirect the URL policy refuses) still serves its blobs, with a warning; only a mirror that does not answer is dropped for the run")
+    func unusableIndexKeepsMirror() async throws {
+        try #require(NginxMirror.isInstalled, "nginx is not installed")
+        let (fixture, bundle) = try await Self.exported()
+        let nginx = try await NginxMirror(server: """
+        root \(bundle.path);
+            location /blobs/ { default_type application/octet-stream; }
+            location = /index.json { return 302 http://192.0.2.1/index.json; }
+        """)
+        let second = try Self.secondMachine(fixture, extra: #""sources": [{"mirror": "\#(nginx.baseURL)"}],"#)
+        let result = try await CLIProcess.run(["sync", "--json"], environment: fixture.environment, in: second)
+        await nginx.stop()
+        #expect(result.status == 0, "\(result.all)")
+        let summary = result.summary()
+        #expect(summary["bytesBySource"] as? [String: Int] == ["mirror \(nginx.baseURL)": (64 + 128) << 10], "\(result.all)")
+        let warnings = summary["warnings"] as? [String] ?? []
+        #expect(warnings.contains { $0.hasPrefix("mirror \(nginx.baseURL): its index.json could not be read") }, "\(warnings)")
+    }
+
+    @Test("plan --locked --offline --from a bundle that lacks a locked blob blocks that model in the plan, naming the blob (a build learns the bundle is incomplete before anything runs)")
+    func planBlocksWhatNoSourceServes() async throws {
+        let fixture = try Fixture()
+        #expect(try await fixture.run(["lock", "--quiet"]).status == 0)
+        #expect(try await fixture.run(["sync", "--locked", "--quiet"]).status == 0)
+        #expect(try await fixture.run(["export", "bundle", "--select", "lock", "--quiet"], environment: [:]).status == 0)
+        let bundle = BundleLayout(directory: fixture.directory.appendingPathComponent("bundle"))
+        let betaSHA = fixture.registry.sha256(modelId: "beta")
+        try FileManager.default.removeItem(at: bundle.blob(betaSHA))
+        fixture.registry.stop()
+        let build = try Self.secondMachine(fixture, "image")
+        try FileManager.default.copyItem(at: fixture.directory.appendingPathComponent("manashiki.lock.json"),
+                                         to: build.appendingPathComponent("manashiki.lock.json"))
+
+        let plan = try await CLIProcess.run(["plan", "--locked", "--offline", "--from", bundle.directory.path, "--json"], environment: [:], in: build)
+        #expect(plan.status == 1, "\(plan.all)")
+        let items = try #require(plan.jsonLines().first { $0["type"] as? String == "plan" }?["items"] as? [[String: Any]])
+        let beta = try #require(items.first { $0["modelId"] as? String == "beta" })
+        #expect(beta["action"] as? String == "blocked", "\(beta)")
+        #expect((beta["reason"] as? String)?.contains("no blobs/sha256/\(betaSHA); --offline makes no network request") == true, "\(beta)")
+        #expect(items.first { $0["modelId"] as? String == "alpha" }?["action"] as? String == "download")
+
+        let sync = try await CLIProcess.run(["sync", "--locked", "--offline", "--from", bundle.directory.path], environment: [:], in: build)
+        #expect(sync.status == 3, "\(sync.all)")
+        #expect(sync.stderr.contains("beta:") && sync.stderr.contains("no blobs/sha256/\(betaSHA)"))
+        #expect(Self.installed(build, "alpha") != nil && Self.installed(build, "beta") == nil)
     }
 }

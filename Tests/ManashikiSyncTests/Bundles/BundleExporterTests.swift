@@ -3,6 +3,11 @@ import ManashikiCore
 import Manashiki
 import Testing
 @testable import ManashikiSync
+#if canImport(Glibc)
+import Glibc
+#elseif canImport(Darwin)
+import Darwin
+#endif
 
 @Suite("Bundle export")
 struct BundleExporterTests {
@@ -97,5 +102,93 @@ struct BundleExporterTests {
         #expect(report.copied.first?.record != nil) // facts taken from the store when the lock has none
         #expect(report.failures.map(\.modelId) == ["beta"])
         #expect(report.failures.first?.message.contains("sync --locked") == true)
+    }
+
+    @Test("a blob already in the bundle with the right size but other bytes is found by its SHA-256, replaced by a verified copy and reported")
+    func sameSizeCorruptBlobReplaced() throws {
+        let store = try Self.store(["alpha": "alpha bytes", "beta": "beta bytes, longer"])
+        let bundle = Self.bundleDirectory()
+        defer { try? FileManager.default.removeItem(at: bundle.directory) }
+        let first = try BundleExporter.export(store: store.layout, to: bundle, selection: .store)
+        let beta = try #require(first.copied.first { $0.modelId == "beta" })
+        try Data("BETA BYTES, LONGER".utf8).write(to: bundle.blob(beta.sha256)) // same size, other content
+
+        let second = try BundleExporter.export(store: store.layout, to: bundle, selection: .store)
+        #expect(second.copied.map(\.modelId) == ["beta"])
+        #expect(second.present.map(\.modelId) == ["alpha"])
+        #expect(second.repaired.map(\.artifact.modelId) == ["beta"])
+        #expect(second.repaired.first?.replaced == true)
+        #expect(second.repaired.first?.description.contains("has sha256") == true)
+        #expect(second.failures.isEmpty)
+        #expect(SHA256Hasher.hash(try Data(contentsOf: bundle.blob(beta.sha256))).hex == beta.sha256)
+        #expect(second.bytesVerified == Int64("alpha bytes".utf8.count + "BETA BYTES, LONGER".utf8.count))
+    }
+
+    @Test("a damaged blob the store cannot replace (its file is damaged too) is removed and left out of the index")
+    func damagedBlobWithoutGoodCopyRemoved() throws {
+        let store = try Self.store(["alpha": "alpha bytes", "beta": "beta bytes"])
+        let bundle = Self.bundleDirectory()
+        defer { try? FileManager.default.removeItem(at: bundle.directory) }
+        let first = try BundleExporter.export(store: store.layout, to: bundle, selection: .store)
+        let beta = try #require(first.copied.first { $0.modelId == "beta" })
+        try Data("beta".utf8).write(to: bundle.blob(beta.sha256)) // truncated
+        store.write("beta", "BETA bytes")                          // and the store's copy rotted
+
+        let second = try BundleExporter.export(store: store.layout, to: bundle, selection: .store)
+        #expect(second.failures.map(\.modelId) == ["beta"])
+        #expect(second.failures.first?.message.contains("has 4 bytes, not 10 and was removed") == true, "\(second.failures)")
+        #expect(second.failures.first?.message.contains("verify --repair") == true)
+        #expect(second.repaired.first?.replaced == false)
+        #expect(!FileManager.default.fileExists(atPath: bundle.blob(beta.sha256).path))
+        #expect(try BundleIndex.read(bundle).models.map(\.modelId) == ["alpha"])
+    }
+
+    @Test("temporary files an interrupted export left are removed by the next one; one a live process holds is left alone")
+    func interruptedExportLeftoversRemoved() throws {
+        let store = try Self.store(["alpha": "alpha bytes"])
+        let bundle = Self.bundleDirectory()
+        defer { try? FileManager.default.removeItem(at: bundle.directory) }
+        try FileManager.default.createDirectory(at: bundle.blobDirectory, withIntermediateDirectories: true)
+        let sha = SHA256Hasher.hash(Data("alpha bytes".utf8)).hex
+        let stale = ".\(sha).0123456789abcdef.tmp", held = ".\(sha).fedcba9876543210.tmp"
+        try Data("alpha".utf8).write(to: bundle.blobDirectory.appendingPathComponent(stale))
+        try Data("alpha".utf8).write(to: bundle.blobDirectory.appendingPathComponent(held))
+        try Data("{}".utf8).write(to: bundle.directory.appendingPathComponent("index.json.tmp.0123456789abcdef"))
+        let holder = open(bundle.blobDirectory.appendingPathComponent(held).path, O_RDONLY)
+        #expect(flock(holder, LOCK_EX) == 0)
+        defer { close(holder) }
+
+        let report = try BundleExporter.export(store: store.layout, to: bundle, selection: .store)
+        #expect(report.removedTemporaries == ["blobs/sha256/\(stale)", "index.json.tmp.0123456789abcdef"])
+        let names = Set(try FileManager.default.contentsOfDirectory(atPath: bundle.blobDirectory.path))
+        #expect(names == [sha, held])
+        #expect(!FileManager.default.fileExists(atPath: bundle.directory.appendingPathComponent("index.json.tmp.0123456789abcdef").path))
+    }
+
+    @Test("a second export into a bundle another export is writing fails at once with BundleBusy, changing nothing")
+    func concurrentExportRefused() throws {
+        let store = try Self.store(["alpha": "alpha bytes"])
+        let bundle = Self.bundleDirectory()
+        defer { try? FileManager.default.removeItem(at: bundle.directory) }
+        try FileManager.default.createDirectory(at: bundle.directory, withIntermediateDirectories: true)
+        let holder = open(bundle.directory.path, O_RDONLY | O_DIRECTORY)
+        #expect(flock(holder, LOCK_EX) == 0)
+        defer { close(holder) }
+        #expect(throws: BundleExporter.BundleBusy.self) { try BundleExporter.export(store: store.layout, to: bundle, selection: .store) }
+        #expect(!FileManager.default.fileExists(atPath: bundle.indexFile.path))
+    }
+
+    @Test("a directory whose index.json is not a bundle index is refused and left untouched, saying to move it away or choose an empty directory")
+    func foreignIndexUntouched() throws {
+        let store = try Self.store(["alpha": "alpha bytes"])
+        let bundle = Self.bundleDirectory()
+        defer { try? FileManager.default.removeItem(at: bundle.directory) }
+        try FileManager.default.createDirectory(at: bundle.directory, withIntermediateDirectories: true)
+        let foreign = Data(#"{"name": "my-web-app", "files": []}"#.utf8)
+        try foreign.write(to: bundle.indexFile)
+        let error = try #require(throws: ArtifactFileError.self) { try BundleExporter.export(store: store.layout, to: bundle, selection: .store) }
+        #expect(error.hint.contains("move index.json away"), "\(error)")
+        #expect(try Data(contentsOf: bundle.indexFile) == foreign)
+        #expect(!FileManager.default.fileExists(atPath: bundle.blobDirectory.path))
     }
 }
