@@ -360,7 +360,14 @@ struct PrivateCATests {
         try FileManager.default.removeItem(at: bundle)
         let vanished = await waitForSummary(after: rotated ?? 0) { Self.message($0).contains("corp-ca.pem does not exist") }
         let stderrWhileGone = running.err.text
-        let metricsWhileGone = (try? String(contentsOf: metrics, encoding: .utf8)) ?? "" // every run fails alike until it is back
+        // Every run fails alike until it is back; the metrics file is written after the summary
+        // is printed, so wait for a failed run's file rather than read the one before it.
+        var metricsWhileGone = ""
+        for _ in 0..<600 {
+            metricsWhileGone = (try? String(contentsOf: metrics, encoding: .utf8)) ?? ""
+            if metricsWhileGone.split(separator: "\n").contains(where: { $0.hasPrefix("manashiki_sync_last_run_exit_code{") && $0.hasSuffix("} 1") }) { break }
+            try await Task.sleep(for: .milliseconds(50))
+        }
         // 4. Back: a later run succeeds again.
         try replaceBundle(with: setup.ca.certificate)
         let recovered = await waitForSummary(after: vanished ?? 0) { $0["exitCode"] as? Int == 0 }
