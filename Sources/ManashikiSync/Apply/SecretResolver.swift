@@ -23,7 +23,9 @@ package struct SecretResolver: Sendable {
             guard let value = environment.variables[name], !value.isEmpty else {
                 throw KeyError(message: "no API key: it is read from the environment variable \(name), which is not set — export \(name)")
             }
-            return try Self.validated(value, source: "environment variable \(name)")
+            // One trailing newline goes, as from a file: a Kubernetes Secret made from a key file
+            // with `--from-file` keeps the file's newline in the variable.
+            return try Self.validated(Self.chompingOneNewline(value), source: "environment variable \(name)")
         case .file(let path):
             let url = PathResolver.resolve(path, against: baseDirectory)
             let text: String
@@ -41,7 +43,7 @@ package struct SecretResolver: Sendable {
             let trimmed = value.trimmingCharacters(in: .whitespacesAndNewlines)
             let why: String
             if value.isEmpty { why = "it is empty" }
-            else if APIKey.isValid(trimmed) { why = "it has extra spaces or lines around it (only one trailing newline is stripped from a file)" }
+            else if APIKey.isValid(trimmed) { why = "it has extra spaces or lines around it (only one trailing newline is stripped)" }
             else if value.contains("\n") { why = "it has more than one line" }
             else { why = "it does not match any key format (mk_pub_<org>_…, mk_live_<org>_…, mk_svc_<org>_…, sk_live_…, each ending in at least 20 letters and digits)" }
             throw KeyError(message: "the API key from \(source) is malformed: \(why) — copy the key again from the dashboard (the value is not shown)")
@@ -89,7 +91,7 @@ package struct SecretResolver: Sendable {
             guard let v = environment.variables[name], !v.isEmpty else {
                 throw SyncFailure(kind: .terminal, message: "environment variable \(name) is not set")
             }
-            token = v
+            token = Self.chompingOneNewline(v)
         case .file(let path):
             let url = PathResolver.resolve(path, against: baseDirectory)
             do { token = Self.chompingOneNewline(try environment.readFile(url)) } catch {

@@ -23,6 +23,16 @@ struct SecretResolverTests {
         #expect(try resolver.apiKey(.file("key")).value == Self.key)
     }
 
+    @Test("environment variables lose exactly one trailing newline too (a Kubernetes Secret made from a file keeps it)", arguments: ["", "\n", "\r\n"])
+    func oneNewlineInVariables(ending: String) async throws {
+        let resolver = SecretResolver(environment: Self.environment([:], variables: ["KEY": Self.key + ending, "TOKEN": "tok123" + ending]), baseDirectory: nil)
+        let registry = FakeRegistry(storageDirectory: URL(fileURLWithPath: "/nonexistent"))
+        #expect(try resolver.apiKey(.environment("KEY")).value == Self.key)
+        #expect(try await resolver.token(.environment("TOKEN"), registry: registry) == "tok123")
+        let twice = SecretResolver(environment: Self.environment([:], variables: ["KEY": Self.key + "\n" + ending + "\n"]), baseDirectory: nil)
+        #expect(throws: KeyError.self) { try twice.apiKey(.environment("KEY")) }
+    }
+
     @Test("a missing or malformed key names its source and the fix, never the value")
     func keyFailures() {
         let resolver = SecretResolver(environment: Self.environment([:], variables: ["BAD": "mk_pub_acme_short"]), baseDirectory: nil)
