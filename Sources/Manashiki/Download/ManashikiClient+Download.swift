@@ -21,6 +21,19 @@ extension ManashikiClient {
     /// and removes the temporary file. An expired URL is refreshed and the transfer continues
     /// where it stopped (`Range`); transient network failures resume a bounded number of times.
     ///
+    /// Two calls for the same model at once (two tasks, or an app download while
+    /// `ModelSync.restore` runs) do not share a transfer: each streams and verifies its own
+    /// temporary copy and installs it with an atomic rename, so `<modelId>.bin` is always one
+    /// whole verified copy; both return the same digest, the later install replacing the
+    /// earlier with identical bytes (guide §6: a re-download writes a new copy).
+    ///
+    /// `progress` is `@Sendable` (the guide writes `((Int64, Int64?) -> Void)?`): it is called
+    /// from the transfer, not the caller's actor, which Swift 6 requires to be spelled. A
+    /// closure literal, as in the guide's samples, is inferred `@Sendable`, so they compile as
+    /// written; hop to the main actor for UI (`Task { @MainActor in … }`, guide §9). Values never
+    /// go backwards except when the storage host ignores `Range` and the transfer restarts from 0,
+    /// and never exceed the total.
+    ///
     /// ```swift
     /// let model = try await client.downloadModel("whisper-medical-ja-fp16") { written, total in
     ///     if let total { print("\(written) / \(total) bytes") }
