@@ -21,11 +21,15 @@ extension ManashikiClient {
     /// and removes the temporary file. An expired URL is refreshed and the transfer continues
     /// where it stopped (`Range`); transient network failures resume a bounded number of times.
     ///
-    /// Two calls for the same model at once (two tasks, or an app download while
-    /// `ModelSync.restore` runs) do not share a transfer: each streams and verifies its own
-    /// temporary copy and installs it with an atomic rename, so `<modelId>.bin` is always one
-    /// whole verified copy; both return the same digest, the later install replacing the
-    /// earlier with identical bytes (guide §6: a re-download writes a new copy).
+    /// Calls for the same model into the same store at once (two views, a button tapped twice,
+    /// an app download while `ModelSync.restore` runs in this process) run one at a time: the
+    /// second waits (cancellably; cancelling it does not disturb the first). When the first
+    /// succeeds, the second still resolves its own ticket (its key and session are checked) and,
+    /// if the registry serves the digest just installed and the file is unchanged, returns that
+    /// same copy with no transfer (one final progress report of the whole size); otherwise it
+    /// downloads on its own. `<modelId>.bin` is always one whole verified copy, replaced by an
+    /// atomic rename. A call with no waiting before it re-downloads and writes a new copy
+    /// (guide §6).
     ///
     /// `progress` is `@Sendable` (the guide writes `((Int64, Int64?) -> Void)?`): it is called
     /// from the transfer, not the caller's actor, which Swift 6 requires to be spelled. A
@@ -101,9 +105,26 @@ extension ManashikiClient {
             throw APIError.invalidSession // would corrupt the header; never sent
         }
         let store = try openStorage()
+        // One download of a model into a store at a time in this process (`DownloadGate`).
+        let gateKey = store.url.standardizedFileURL.path + "/" + modelId
+        let earlier = try await DownloadGate.shared.acquire(gateKey)
+        var result: DownloadedModel?
+        defer { DownloadGate.shared.release(gateKey, result: result) }
         var ticket: DownloadTicket
         switch origin {
-        case .registry: ticket = try await resolveDownload(modelId, session: session, expecting: expecting)
+        case .registry:
+            ticket = try await resolveDownload(modelId, session: session, expecting: expecting)
+            // A call that waited for another download of this model gets that copy when the
+            // registry still serves the same digest and nobody changed the file since.
+            if let earlier, earlier.verified, let digest = expecting?.sha256 ?? ticket.sha256, earlier.sha256 == digest,
+               let identity = earlier.fileIdentity, FileIdentity.of(earlier.localURL) == identity {
+                try Task.checkCancellation()
+                var shared = earlier
+                shared.resumedFrom = 0
+                progress?(shared.size, shared.size)
+                result = earlier
+                return shared
+            }
         case .mirror(let url, _):
             ticket = DownloadTicket(downloadUrl: url.absoluteString, sha256: expecting?.sha256, size: expecting?.size, expiresIn: nil, version: expecting?.version)
         }
@@ -284,6 +305,7 @@ extension ManashikiClient {
                                     version: ticket.version, verified: expectedDigest != nil)
         model.fileIdentity = identity
         model.resumedFrom = resumedFrom
+        result = model
         return model
     }
 

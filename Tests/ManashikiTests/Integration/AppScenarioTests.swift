@@ -45,4 +45,44 @@ struct AppScenarioTests {
         #expect(try APIKey(TestKeys.publishable).appEmbeddingWarning == nil)
         #expect(!warned.current)
     }
+
+    /// Storage-host requests for the `tiny` artifact so far.
+    private func transfers(_ f: RegistryFixture) -> Int {
+        f.registry.requestLog().filter { $0.origin == .storage }.count
+    }
+
+    @Test("two tasks downloading the same model at once share one transfer and one verified install")
+    func concurrentSameModel() async throws {
+        let f = try RegistryFixture()
+        f.registry.setFault(.slowDrip(chunkBytes: 64 << 10, intervalMilliseconds: 5), modelId: "tiny", endpoint: .storage)
+        let client = try f.client()
+        let secondProgress = Locked<[(Int64, Int64?)]>([])
+        async let a = client.downloadModel("tiny")
+        async let b = client.downloadModel("tiny") { w, t in secondProgress.withLock { $0.append((w, t)) } }
+        let (first, second) = try await (a, b)
+        let expected = try #require(f.registry.artifactBytes(modelId: "tiny"))
+        #expect(try Data(contentsOf: f.installed) == expected)
+        #expect(first.sha256 == second.sha256 && first.localURL == second.localURL && first.verified && second.verified)
+        #expect(transfers(f) == 1, "each call transferred the artifact: \(transfers(f)) storage requests")
+        #expect(FileIdentity.of(f.installed) == first.fileIdentity && first.fileIdentity == second.fileIdentity)
+        #expect(secondProgress.current.last.map { $0.0 == Int64(expected.count) && $0.1 == Int64(expected.count) } ?? false)
+        #expect(f.leftovers.isEmpty && f.storageRequestsAreClean)
+    }
+
+    @Test("a call waiting for another download of the model can be cancelled, and the other one still installs")
+    func cancelWhileWaiting() async throws {
+        let f = try RegistryFixture()
+        f.registry.setFault(.slowDrip(chunkBytes: 64 << 10, intervalMilliseconds: 10), modelId: "tiny", endpoint: .storage)
+        let client = try f.client()
+        let started = Locked(false)
+        let first = Task { try await client.downloadModel("tiny") { _, _ in started.withLock { $0 = true } } }
+        while !started.current { try await Task.sleep(nanoseconds: 10_000_000) }
+        let waiter = Task { try await client.downloadModel("tiny") }
+        try await Task.sleep(nanoseconds: 50_000_000)
+        waiter.cancel()
+        await #expect(throws: CancellationError.self) { _ = try await waiter.value }
+        let model = try await first.value
+        #expect(try Data(contentsOf: model.localURL) == f.registry.artifactBytes(modelId: "tiny"))
+        #expect(transfers(f) == 1 && f.leftovers.isEmpty)
+    }
 }
