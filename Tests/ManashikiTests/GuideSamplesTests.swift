@@ -70,13 +70,12 @@ struct GuideSamplesTests {
     }
 }
 
-#if canImport(Observation)
-import Observation
-
-/// Section 9's store, verbatim but for the SwiftUI view (not available on Linux): compiling it
-/// checks that the progress closure capturing a main-actor object and the `catch` patterns on
-/// `integrityMismatch` and `rateLimited` work under Swift 6 strict concurrency.
-@MainActor @Observable
+/// Section 9's store, verbatim but for the SwiftUI view (not available on Linux) and
+/// `@Observable` (Observation needs iOS 17 / macOS 14, above the package's deployment targets;
+/// the portability check refuses it): compiling it checks that the progress closure capturing
+/// a main-actor object and the `catch` patterns on `integrityMismatch` and `rateLimited` work
+/// under Swift 6 strict concurrency.
+@MainActor
 final class GuideSection9CatalogStore {
     var models: [ModelEntry] = []
     var progress: Double = 0
@@ -107,4 +106,3 @@ final class GuideSection9CatalogStore {
         }
     }
 }
-#endif
