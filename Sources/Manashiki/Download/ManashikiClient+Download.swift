@@ -19,7 +19,8 @@ extension ManashikiClient {
     ///
     /// A failure or cancellation at any point leaves the previously installed file untouched
     /// and removes the temporary file. An expired URL is refreshed and the transfer continues
-    /// where it stopped (`Range`); transient network failures resume a bounded number of times.
+    /// where it stopped (`Range`); transient network failures resume a bounded number of times,
+    /// and a storage host's `429` with a `Retry-After` of up to 30 s is waited out the same way.
     ///
     /// Calls for the same model into the same store at once (two views, a button tapped twice,
     /// an app download while `ModelSync.restore` runs in this process) run one at a time: the
@@ -247,6 +248,23 @@ extension ManashikiClient {
                         throw APIError.transport("the storage host did not serve the requested byte range")
                     }
                 }
+            } catch APIError.rateLimited(let retryAfter) {
+                // The storage host (a CDN) is throttling: wait as long as it asks (at most
+                // `maxStorageRetryAfter`) and continue with Range, within the resume budget;
+                // beyond it the caller gets `rateLimited` and the bytes are kept.
+                try await writer.flush()
+                resumes += 1
+                let wait = retryAfter.map { min(Double($0), Self.maxStorageRetryAfter) } ?? options.resumeBackoff
+                guard resumes <= options.maxResumes, retryAfter.map({ Double($0) <= Self.maxStorageRetryAfter }) ?? true else {
+                    throw APIError.rateLimited(retryAfter: retryAfter)
+                }
+                var pause = UInt64(max(0, wait) * 1e9)
+                if let deadline {
+                    let now = DispatchTime.now().uptimeNanoseconds
+                    guard now < deadline else { throw Self.deadlineError(modelId, options) }
+                    pause = min(pause, deadline - now)
+                }
+                try await Task.sleep(nanoseconds: pause)
             } catch let error as APIError where Self.isResumable(error) {
                 try await writer.flush()
                 // The budget counts resumptions without progress (less than 1 MiB since the
@@ -383,6 +401,10 @@ extension ManashikiClient {
     package static func deadlineError(_ modelId: String, _ options: DownloadOptions) -> APIError {
         .transport("the download of \(modelId) did not finish within the \(String(format: "%g", options.deadline ?? 0)) s allowed (the connection is too slow); try again on a faster connection, or allow more time")
     }
+
+    /// The longest `Retry-After` from the storage host that a download waits out itself;
+    /// a longer one is handed to the caller as `APIError.rateLimited`.
+    static let maxStorageRetryAfter: Double = 30
 
     /// Bytes an attempt must add for the resumption after it not to count against
     /// `DownloadOptions.maxResumes`.

@@ -47,7 +47,7 @@ struct AppScenarioTests {
     }
 
     /// Storage-host requests for the `tiny` artifact so far.
-    private func transfers(_ f: RegistryFixture) -> Int {
+    func transfers(_ f: RegistryFixture) -> Int {
         f.registry.requestLog().filter { $0.origin == .storage }.count
     }
 
@@ -85,4 +85,23 @@ struct AppScenarioTests {
         #expect(try Data(contentsOf: model.localURL) == f.registry.artifactBytes(modelId: "tiny"))
         #expect(transfers(f) == 1 && f.leftovers.isEmpty)
     }
+}
+
+extension AppScenarioTests {
+    @Test("a storage host's 429 with a short Retry-After is waited out and the download completes; a longer one, and the API's 429, are thrown with their delay")
+    func storageRateLimited() async throws {
+        let f = try RegistryFixture()
+        f.registry.setFault(.rateLimited(retryAfter: .seconds(1), count: 1), modelId: "tiny", endpoint: .storage)
+        let model = try await f.client().downloadModel("tiny")
+        #expect(try Data(contentsOf: model.localURL) == f.registry.artifactBytes(modelId: "tiny") && model.verified)
+        #expect(transfers(f) == 2 && f.storageRequestsAreClean)
+        let previous = (try Data(contentsOf: f.installed), try f.inode(f.installed))
+        f.registry.setFault(.rateLimited(retryAfter: .seconds(120)), modelId: "tiny", endpoint: .storage)
+        await #expect(throws: APIError.rateLimited(retryAfter: 120)) { _ = try await f.client().downloadModel("tiny") }
+        #expect(try f.previousIsIntact(previous))
+        f.registry.clearFaults()
+        f.registry.setFault(.rateLimited(retryAfter: .seconds(7)), endpoint: .download)
+        await #expect(throws: APIError.rateLimited(retryAfter: 7)) { _ = try await f.client().downloadModel("tiny") }
+    }
+
 }
