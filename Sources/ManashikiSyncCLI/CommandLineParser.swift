@@ -141,7 +141,7 @@ enum CommandLineParser {
         do throws(OptionError) {
             let given = try options.parse(arguments, into: &state,
                 refuse: { name in refusedKeyOptions.contains(name) ? OptionError(refusedKey(name).message) : nil },
-                unknown: { OptionError("unknown option \(SecretShape.echo($0))") },
+                unknown: { OptionError(unknownOption($0)) },
                 positional: positional,
                 stop: { $0.wantsVersion })
             if state.wantsVersion { return .version }
@@ -216,6 +216,18 @@ enum CommandLineParser {
             throw OptionError("\(name) needs a duration such as 30s, 10m, 6h or 1h30m, not \(SecretShape.echo(text))")
         }
         return d
+    }
+
+    /// "unknown option …", naming the declared option nearest the typo (`--manifst` →
+    /// `--manifest`), as git, cargo and rclone do.
+    static func unknownOption(_ name: String) -> String {
+        let message = "unknown option \(SecretShape.echo(name))"
+        guard !SecretShape.looksLikeKey(name) else { return message }
+        let word = String(name.drop { $0 == "-" })
+        let long = options.options.flatMap(\.names).filter { $0.hasPrefix("--") }
+        guard word.count >= 2,
+              let nearest = NearestKey.suggestion(for: word, among: long.map { String($0.dropFirst(2)) }) else { return message }
+        return message + "; did you mean --\(nearest)?"
     }
 
     /// The error for `--api-key` and its look-alikes. The value (if any) is never echoed.

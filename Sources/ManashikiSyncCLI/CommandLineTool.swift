@@ -25,6 +25,14 @@ public struct CommandLineTool: Sendable {
             console.error(error.message)
             let help = error.command.map { "manashiki-sync \($0.rawValue) --help" } ?? "manashiki-sync --help"
             console.err.write("Run `\(help)` for usage.\n")
+            if arguments.contains("--json") {
+                // A consumer of --json reads exactly one summary on every path, a usage error too.
+                JSONEventWriter(console: console).emit("summary", [
+                    "command": error.command?.rawValue, "outcome": "usage-error",
+                    "exitCode": Int(ExitCode.usage.rawValue), "exitName": ExitCode.usage.name,
+                    "error": JSONEventWriter.errorFields(message: error.message, hint: "run `\(help)`", kind: "terminal"),
+                ])
+            }
             return .usage
         }
         switch command {

@@ -1,9 +1,9 @@
 import Foundation
 
 /// Suggests the known word nearest a typo (`verison` → `version`).
-enum NearestKey {
+package enum NearestKey {
     /// The candidate with the smallest edit distance, if it is close enough to be a typo.
-    static func suggestion(for word: String, among candidates: [String]) -> String? {
+    package static func suggestion(for word: String, among candidates: [String]) -> String? {
         let lowered = word.lowercased()
         if lowered.count >= 3, let prefixed = candidates.first(where: { $0.lowercased().hasPrefix(lowered) }) { return prefixed }
         let scored = candidates.map { ($0, distance(lowered, $0.lowercased())) }
@@ -12,7 +12,7 @@ enum NearestKey {
     }
 
     /// Levenshtein distance.
-    static func distance(_ a: String, _ b: String) -> Int {
+    package static func distance(_ a: String, _ b: String) -> Int {
         let x = Array(a), y = Array(b)
         if x.isEmpty { return y.count }
         if y.isEmpty { return x.count }

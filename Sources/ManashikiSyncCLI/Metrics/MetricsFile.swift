@@ -32,9 +32,13 @@ struct MetricsFile {
     }
 
     /// The metrics of a run that stopped before it could start (manifest or key error).
+    /// Without a store (the manifest could not be read), the previous file's `store` label is
+    /// kept: a new label would start new series, and alerts on the old ones would go silent.
     func metrics(outcome: String, exitCode: ExitCode, store: URL?, started: Date, finished: Date) -> RunMetrics {
+        let previousStore = store == nil ? (try? String(contentsOf: url, encoding: .utf8)).flatMap(RunMetrics.store(inText:)) : nil
+        let store = store ?? previousStore.map { URL(fileURLWithPath: $0) }
         let lastRun = store.flatMap { LastRunRecord.read(StoreLayout(directory: $0)) }
-        return RunMetrics(store: store?.path ?? "", finishedAt: finished,
+        return RunMetrics(store: previousStore ?? store?.path ?? "", finishedAt: finished,
                           lastSuccessAt: lastSuccess(exitCode: exitCode, finished: finished, lastRun: lastRun),
                           outcome: outcome, exitCode: exitCode.rawValue,
                           durationSeconds: max(0, finished.timeIntervalSince(started)), models: ResultView.counts([]))

@@ -78,6 +78,20 @@ struct RunMetrics {
             .replacingOccurrences(of: "\n", with: "\\n")
     }
 
+    /// The `store` label of an earlier file's text (unescaped), if it names a store.
+    static func store(inText text: String) -> String? {
+        let prefix = "manashiki_sync_last_run_timestamp_seconds{store=\""
+        guard let line = text.split(separator: "\n").first(where: { $0.hasPrefix(prefix) }) else { return nil }
+        var value = "", escaped = false
+        for c in line.dropFirst(prefix.count) {
+            if escaped { value.append(c == "n" ? "\n" : c); escaped = false }
+            else if c == "\\" { escaped = true }
+            else if c == "\"" { return value.isEmpty ? nil : value }
+            else { value.append(c) }
+        }
+        return nil
+    }
+
     /// The `last_success_timestamp_seconds` value of an earlier file's text, if it has a
     /// positive one.
     static func lastSuccess(inText text: String) -> Date? {

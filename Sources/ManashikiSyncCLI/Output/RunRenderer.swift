@@ -66,13 +66,18 @@ package final class ProblemReporter: RunRenderer, @unchecked Sendable {
         self.showWarnings = showWarnings
     }
 
+    /// Models whose work a signal cancelled: one line for them all at the end, not an error each.
+    private var cancelled: Set<String> = []
+
     /// Reports failed and blocked models.
     package func handle(_ event: SyncEvent) {
         guard case .modelFinished(let result) = event, let problem = ResultView.problem(result) else { return }
         lock.lock()
+        let isCancellation = result.failure.map { $0.message == SyncFailure.cancelled.message && $0.apiError == nil } ?? false
         let fresh = reported.insert(result.modelId).inserted
+        if isCancellation { cancelled.insert(result.modelId) }
         lock.unlock()
-        if fresh { console.error(ErrorAdvice.line(modelId: result.modelId, what: problem.what, todo: problem.todo)) }
+        if fresh && !isCancellation { console.error(ErrorAdvice.line(modelId: result.modelId, what: problem.what, todo: problem.todo)) }
     }
 
     /// Reports problems not seen as events (dry runs), the run failure and the warnings.
@@ -85,6 +90,12 @@ package final class ProblemReporter: RunRenderer, @unchecked Sendable {
             }
         } else {
             for result in report.results { handle(.modelFinished(result)) }
+        }
+        if report.outcome == .cancelled {
+            // A stop (`systemctl stop`, a pod's grace period, Ctrl-C) is not a model failure.
+            let count = lock.withLock { cancelled.count }
+            let what = count == 0 ? "the run was stopped" : "\(count) download\(count == 1 ? "" : "s") cancelled"
+            console.err.write("manashiki-sync: interrupted: \(what); nothing half-written was installed, partial downloads are kept for the next run to resume\n")
         }
         if let failure = report.runFailure, report.outcome != .cancelled {
             let advice = ErrorAdvice.text(for: failure)

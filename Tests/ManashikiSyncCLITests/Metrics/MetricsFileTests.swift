@@ -87,6 +87,38 @@ struct MetricsFileTests {
         #expect(b["manashiki_sync_store_size_bytes"] == nil) // the store is unknown without a manifest
     }
 
+    /// The `store` label of every sample line of a metrics file.
+    static func storeLabels(_ text: String) -> Set<String> {
+        Set(text.split(separator: "\n").filter { !$0.hasPrefix("#") }.compactMap { line in
+            line.firstMatch(of: #/\{store="((?:[^"\\]|\\.)*)"/#).map { String($0.output.1) }
+        })
+    }
+
+    @Test("a manifest that cannot be read keeps the previous file's store label, so the series (and alerts on them) stay the same")
+    func manifestErrorKeepsStoreLabel() async throws {
+        let fixture = try Fixture(models: ["alpha"])
+        let file = fixture.directory.appendingPathComponent("textfile/manashiki.prom")
+        try FileManager.default.createDirectory(at: file.deletingLastPathComponent(), withIntermediateDirectories: true)
+        // A store path that needs escaping in a label.
+        try fixture.writeManifest(models: ["alpha"])
+        let manifest = try String(contentsOf: fixture.manifestURL, encoding: .utf8)
+        try manifest.replacingOccurrences(of: #""directory": "models""#, with: #""directory": "mo\\dels \"x\"""#)
+            .write(to: fixture.manifestURL, atomically: true, encoding: .utf8)
+        let ok = try await fixture.run(["sync", "--quiet", "--metrics-file", "textfile/manashiki.prom"])
+        #expect(ok.status == 0, "\(ok.all)")
+        let before = Self.storeLabels(try await Self.checkedText(file))
+        #expect(before.count == 1 && before.first?.hasSuffix(#"mo\\dels \"x\""#) == true, "\(before)")
+
+        try Data("{ not json".utf8).write(to: fixture.manifestURL)
+        let broken = try await fixture.run(["sync", "--quiet", "--metrics-file", "textfile/manashiki.prom"])
+        #expect(broken.status == 2)
+        let text = try await Self.checkedText(file)
+        #expect(Self.storeLabels(text) == before, "\(text)")
+        let b = Self.samples(text)
+        #expect(b[#"manashiki_sync_last_run_outcome{outcome="manifest-error"}"#] == 1)
+        #expect(try #require(b["manashiki_sync_last_success_timestamp_seconds"]) > 0)
+    }
+
     @Test("the manifest's metrics.file is used; a failed first run says 0 for the last success; odd store paths are escaped")
     func manifestSetting() async throws {
         let fixture = try Fixture()

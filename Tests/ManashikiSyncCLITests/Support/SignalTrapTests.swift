@@ -70,6 +70,17 @@ struct SignalTrapTests {
         #expect(result.status == 143)
     }
 
+    @Test("a stop during a download (systemctl stop, a pod's grace period) is one stderr line saying what was kept, not an error per model")
+    func terminateIsOneLine() async throws {
+        let fixture = try Fixture()
+        let result = try await Self.interruptSlowSync(fixture, with: SIGTERM)
+        #expect(result.status == 143)
+        #expect(!result.stderrLines.contains { $0.hasPrefix("manashiki-sync: error:") }, "\(result.stderr)")
+        let interrupted = result.stderrLines.filter { $0.hasPrefix("manashiki-sync: interrupted:") }
+        #expect(interrupted.count == 1, "\(result.stderr)")
+        #expect(interrupted.first?.contains("kept for the next run") == true)
+    }
+
     @Test("loop mode: SIGTERM while waiting for the next run exits 0")
     func loopStops() async throws {
         let fixture = try Fixture()
