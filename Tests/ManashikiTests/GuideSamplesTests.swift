@@ -3,7 +3,7 @@ import Testing
 import Manashiki
 import ManashikiTestSupport
 
-// The SDK guide's samples from sections 3, 4 and 5, compiled exactly as written.
+// The SDK guide's samples from sections 3, 4, 5 and 9, compiled exactly as written.
 
 /// Section 3, verbatim: the guide's literal key is a placeholder, so this throws invalidAPIKey.
 func guideSection3() throws -> ManashikiClient {
@@ -67,5 +67,42 @@ struct GuideSamplesTests {
         let client = try ManashikiClient(apiKey: "mk_pub_acme_xxxxxxxxxxxxxxxxxxxxxxxx", transport: mock)
         try await guideSection4(client: client)
         #expect(mock.requests.map(\.url.path) == ["/api/models", "/api/models/whisper-medical-ja-fp16"])
+    }
+}
+
+/// Section 9's store, verbatim but for the SwiftUI view (not available on Linux) and
+/// `@Observable` (Observation needs iOS 17 / macOS 14, above the package's deployment targets;
+/// the portability check refuses it): compiling it checks that the progress closure capturing
+/// a main-actor object and the `catch` patterns on `integrityMismatch` and `rateLimited` work
+/// under Swift 6 strict concurrency.
+@MainActor
+final class GuideSection9CatalogStore {
+    var models: [ModelEntry] = []
+    var progress: Double = 0
+    var status = ""
+
+    // プレースホルダーは形式検証を通ります (ランダム部は 20 文字以上) — 実際のキーに差し替えてください。
+    private let client = try! ManashikiClient(apiKey: "mk_pub_acme_xxxxxxxxxxxxxxxxxxxxxxxx")
+
+    func load() async {
+        do { models = try await client.listModels() }
+        catch { status = "Catalog error: \(error)" }
+    }
+
+    func download(_ modelId: String) async {
+        status = "Downloading \(modelId)..."
+        do {
+            let model = try await client.downloadModel(modelId) { written, total in
+                guard let total else { return }
+                Task { @MainActor in self.progress = Double(written) / Double(total) }
+            }
+            status = "Verified \(model.sha256.prefix(8)) at \(model.localURL.lastPathComponent)"
+        } catch APIError.integrityMismatch(let expected, let actual) {
+            status = "Integrity mismatch: expected \(expected.prefix(8)), got \(actual.prefix(8))"
+        } catch APIError.rateLimited(let retry) {
+            status = "Rate limited, retry in \(retry ?? 60)s"
+        } catch {
+            status = "Download failed: \(error)"
+        }
     }
 }

@@ -59,6 +59,14 @@ public struct APIKey: Sendable, Hashable, CustomStringConvertible, CustomDebugSt
         self.organization = org
     }
 
+    /// Why this key must not ship inside an app binary, or nil for a publishable (`mk_pub_`)
+    /// key, the only kind that may (SDK guide §2, CONTRACT §1). Names the kind, never the secret.
+    /// `ManashikiClient` logs it once per process when it is created inside an app bundle.
+    public var appEmbeddingWarning: String? {
+        guard tier == .server else { return nil }
+        return "a server key (\(description)) is used inside an app. Anyone can extract it from the app binary and use it to mint sessions for private models or upload artifacts. Ship only a publishable mk_pub_ key in apps; keep \(kind.rawValue) keys on your backend, revoke this one in the dashboard and issue a new one."
+    }
+
     /// Whether `string` has the format of an API key, without creating one.
     public static func isValid(_ string: String) -> Bool { parse(string) != nil }
 

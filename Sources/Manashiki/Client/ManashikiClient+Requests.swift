@@ -68,6 +68,11 @@ extension ManashikiClient {
     }
 
     /// Maps a non-2xx answer to the typed error. The one place statuses become errors.
+    ///
+    /// A 404 is `modelNotFound(modelId)` (CONTRACT §4) only on a request about one model. On
+    /// one that names no model (`GET /api/models`, sessions, uploads) there is no model to name:
+    /// the base URL does not point at a registry's API, so it is `unexpectedStatus(404, …)`,
+    /// whose text says to check the base URL (not `modelNotFound("")`, "No model \"\"…").
     func check(_ response: HTTPResponse, modelId: String?, bearer: String?) throws {
         let status = response.status
         guard !(200..<300).contains(status) else { return }
@@ -80,7 +85,11 @@ extension ManashikiClient {
         case (401, "invalid_session"): throw APIError.invalidSession
         case (401, _): throw APIError.unauthorized
         case (403, _): throw APIError.forbiddenScope
-        case (404, _): throw APIError.modelNotFound(modelId ?? "")
+        case (404, _):
+            guard let modelId else {
+                throw APIError.unexpectedStatus(status: 404, message: message ?? "no such endpoint at this base URL")
+            }
+            throw APIError.modelNotFound(modelId)
         case (410, _): throw APIError.modelSunset(modelId ?? "")
         case (429, _): throw APIError.rateLimited(retryAfter: RetryAfter.seconds(from: response.head.headers["Retry-After"]))
         case (500..<600, _): throw APIError.server(status: status, message: message)

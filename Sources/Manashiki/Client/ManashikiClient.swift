@@ -1,4 +1,5 @@
 import Foundation
+import ManashikiCore
 
 /// The Manashiki registry client.
 ///
@@ -37,7 +38,8 @@ public struct ManashikiClient: Sendable, CustomStringConvertible, CustomReflecta
     ///
     /// - Parameters:
     ///   - apiKey: an `mk_pub_`, `mk_live_`, `mk_svc_` or `sk_live_` key. Only `mk_pub_` keys may
-    ///     ship inside an app.
+    ///     ship inside an app: created inside an app bundle with a server key, the client logs
+    ///     `APIKey.appEmbeddingWarning` once (see `Platform/AppBundle.swift`).
     ///   - baseURL: the registry origin; `http` is accepted only for loopback hosts.
     ///   - transport: how requests are sent: `DefaultTransport()` picks the platform's best
     ///     (URLSession on Apple platforms, libcurl on Linux). The SDK guide shows
@@ -60,6 +62,21 @@ public struct ManashikiClient: Sendable, CustomStringConvertible, CustomReflecta
         self.baseURL = baseURL
         self.transport = transport
         self.storageDirectory = storageDirectory ?? ManashikiClient.defaultStorageDirectory
+        Self.warnIfEmbedded(self.apiKey, inApp: AppBundle.isApp, warn: AppBundle.warn)
+    }
+
+    /// Kinds of server key already warned about in this process.
+    private static let warnedKinds = Locked<Set<APIKey.Kind>>([])
+
+    /// Warns (once per process and key kind) when a server-tier key is used inside an app:
+    /// only `mk_pub_` keys may ship in an app binary (SDK guide §2). A warning, not an error:
+    /// an internal tool may knowingly do it. Returns whether it warned.
+    @discardableResult
+    package static func warnIfEmbedded(_ key: APIKey, inApp: Bool, warn: (String) -> Void) -> Bool {
+        guard inApp, let warning = key.appEmbeddingWarning else { return false }
+        let first = warnedKinds.withLock { $0.insert(key.kind).inserted }
+        if first { warn(warning) }
+        return first
     }
 
     /// `Application Support/ManashikiModels` in the user domain (on Linux, under

@@ -19,7 +19,25 @@ extension ManashikiClient {
     ///
     /// A failure or cancellation at any point leaves the previously installed file untouched
     /// and removes the temporary file. An expired URL is refreshed and the transfer continues
-    /// where it stopped (`Range`); transient network failures resume a bounded number of times.
+    /// where it stopped (`Range`); transient network failures resume a bounded number of times,
+    /// and a storage host's `429` with a `Retry-After` of up to 30 s is waited out the same way.
+    ///
+    /// Calls for the same model into the same store at once (two views, a button tapped twice,
+    /// an app download while `ModelSync.restore` runs in this process) run one at a time: the
+    /// second waits (cancellably; cancelling it does not disturb the first). When the first
+    /// succeeds, the second still resolves its own ticket (its key and session are checked) and,
+    /// if the registry serves the digest just installed and the file is unchanged, returns that
+    /// same copy with no transfer (one final progress report of the whole size); otherwise it
+    /// downloads on its own. `<modelId>.bin` is always one whole verified copy, replaced by an
+    /// atomic rename. A call with no waiting before it re-downloads and writes a new copy
+    /// (guide §6).
+    ///
+    /// `progress` is `@Sendable` (the guide writes `((Int64, Int64?) -> Void)?`): it is called
+    /// from the transfer, not the caller's actor, which Swift 6 requires to be spelled. A
+    /// closure literal, as in the guide's samples, is inferred `@Sendable`, so they compile as
+    /// written; hop to the main actor for UI (`Task { @MainActor in … }`, guide §9). Values never
+    /// go backwards except when the storage host ignores `Range` and the transfer restarts from 0,
+    /// and never exceed the total.
     ///
     /// ```swift
     /// let model = try await client.downloadModel("whisper-medical-ja-fp16") { written, total in
@@ -88,9 +106,26 @@ extension ManashikiClient {
             throw APIError.invalidSession // would corrupt the header; never sent
         }
         let store = try openStorage()
+        // One download of a model into a store at a time in this process (`DownloadGate`).
+        let gateKey = store.url.standardizedFileURL.path + "/" + modelId
+        let earlier = try await DownloadGate.shared.acquire(gateKey)
+        var result: DownloadedModel?
+        defer { DownloadGate.shared.release(gateKey, result: result) }
         var ticket: DownloadTicket
         switch origin {
-        case .registry: ticket = try await resolveDownload(modelId, session: session, expecting: expecting)
+        case .registry:
+            ticket = try await resolveDownload(modelId, session: session, expecting: expecting)
+            // A call that waited for another download of this model gets that copy when the
+            // registry still serves the same digest and nobody changed the file since.
+            if let earlier, earlier.verified, let digest = expecting?.sha256 ?? ticket.sha256, earlier.sha256 == digest,
+               let identity = earlier.fileIdentity, FileIdentity.of(earlier.localURL) == identity {
+                try Task.checkCancellation()
+                var shared = earlier
+                shared.resumedFrom = 0
+                progress?(shared.size, shared.size)
+                result = earlier
+                return shared
+            }
         case .mirror(let url, _):
             ticket = DownloadTicket(downloadUrl: url.absoluteString, sha256: expecting?.sha256, size: expecting?.size, expiresIn: nil, version: expecting?.version)
         }
@@ -213,6 +248,23 @@ extension ManashikiClient {
                         throw APIError.transport("the storage host did not serve the requested byte range")
                     }
                 }
+            } catch APIError.rateLimited(let retryAfter) {
+                // The storage host (a CDN) is throttling: wait as long as it asks (at most
+                // `maxStorageRetryAfter`) and continue with Range, within the resume budget;
+                // beyond it the caller gets `rateLimited` and the bytes are kept.
+                try await writer.flush()
+                resumes += 1
+                let wait = retryAfter.map { min(Double($0), Self.maxStorageRetryAfter) } ?? options.resumeBackoff
+                guard resumes <= options.maxResumes, retryAfter.map({ Double($0) <= Self.maxStorageRetryAfter }) ?? true else {
+                    throw APIError.rateLimited(retryAfter: retryAfter)
+                }
+                var pause = UInt64(max(0, wait) * 1e9)
+                if let deadline {
+                    let now = DispatchTime.now().uptimeNanoseconds
+                    guard now < deadline else { throw Self.deadlineError(modelId, options) }
+                    pause = min(pause, deadline - now)
+                }
+                try await Task.sleep(nanoseconds: pause)
             } catch let error as APIError where Self.isResumable(error) {
                 try await writer.flush()
                 // The budget counts resumptions without progress (less than 1 MiB since the
@@ -271,6 +323,7 @@ extension ManashikiClient {
                                     version: ticket.version, verified: expectedDigest != nil)
         model.fileIdentity = identity
         model.resumedFrom = resumedFrom
+        result = model
         return model
     }
 
@@ -348,6 +401,10 @@ extension ManashikiClient {
     package static func deadlineError(_ modelId: String, _ options: DownloadOptions) -> APIError {
         .transport("the download of \(modelId) did not finish within the \(String(format: "%g", options.deadline ?? 0)) s allowed (the connection is too slow); try again on a faster connection, or allow more time")
     }
+
+    /// The longest `Retry-After` from the storage host that a download waits out itself;
+    /// a longer one is handed to the caller as `APIError.rateLimited`.
+    static let maxStorageRetryAfter: Double = 30
 
     /// Bytes an attempt must add for the resumption after it not to count against
     /// `DownloadOptions.maxResumes`.

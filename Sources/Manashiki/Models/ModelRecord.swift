@@ -192,10 +192,12 @@ public struct Platform: RawRepresentable, Codable, Sendable, Hashable, Expressib
     /// Every value the contract names.
     public static let known: [Platform] = [.ios, .ipados, .macos, .visionos, .watchos, .tvos, .linux, .android, .windows]
 
+    /// Decodes the wire string; any value decodes (unknown platforms are kept as they are).
     public init(from decoder: any Decoder) throws {
         rawValue = try decoder.singleValueContainer().decode(String.self)
     }
 
+    /// Encodes the wire string.
     public func encode(to encoder: any Encoder) throws {
         var c = encoder.singleValueContainer()
         try c.encode(rawValue)
@@ -217,6 +219,7 @@ public struct ModelLifecycle: Codable, Sendable, Hashable {
 
     private enum CodingKeys: String, CodingKey { case status, sunsetAt }
 
+    /// Decodes `status` and `sunsetAt` (an absent, null or unparseable date reads as nil).
     public init(from decoder: any Decoder) throws {
         let c = try decoder.container(keyedBy: CodingKeys.self)
         status = try c.decode(LifecycleStatus.self, forKey: .status)
@@ -224,6 +227,7 @@ public struct ModelLifecycle: Codable, Sendable, Hashable {
         sunsetAt = raw.flatMap { ISO8601.date(from: $0) }
     }
 
+    /// Encodes the wire form, `sunsetAt` as ISO 8601 or null.
     public func encode(to encoder: any Encoder) throws {
         var c = encoder.container(keyedBy: CodingKeys.self)
         try c.encode(status, forKey: .status)
@@ -273,10 +277,12 @@ public enum LifecycleStatus: Codable, Sendable, Hashable, CustomStringConvertibl
     /// The wire value.
     public var description: String { rawValue }
 
+    /// Decodes the wire string; a status not in the contract's list is kept as `.unknown`.
     public init(from decoder: any Decoder) throws {
         self.init(rawValue: try decoder.singleValueContainer().decode(String.self))
     }
 
+    /// Encodes the wire string.
     public func encode(to encoder: any Encoder) throws {
         var c = encoder.singleValueContainer()
         try c.encode(rawValue)
@@ -313,10 +319,12 @@ public enum ModelVisibility: Codable, Sendable, Hashable, CustomStringConvertibl
     /// The wire value.
     public var description: String { rawValue }
 
+    /// Decodes the wire string; a mode not in the contract's list is kept as `.unknown`.
     public init(from decoder: any Decoder) throws {
         self.init(rawValue: try decoder.singleValueContainer().decode(String.self))
     }
 
+    /// Encodes the wire string.
     public func encode(to encoder: any Encoder) throws {
         var c = encoder.singleValueContainer()
         try c.encode(rawValue)

@@ -21,6 +21,7 @@ public struct ModelSession: Codable, Sendable, Hashable, CustomStringConvertible
 
     private enum CodingKeys: String, CodingKey { case token, principalId, expiresAt }
 
+    /// Decodes `{"token", "principalId", "expiresAt"}`; `expiresAt` must be an ISO 8601 date.
     public init(from decoder: any Decoder) throws {
         let c = try decoder.container(keyedBy: CodingKeys.self)
         token = try c.decode(String.self, forKey: .token)
@@ -32,6 +33,7 @@ public struct ModelSession: Codable, Sendable, Hashable, CustomStringConvertible
         expiresAt = date
     }
 
+    /// Encodes the wire form, `expiresAt` as ISO 8601.
     public func encode(to encoder: any Encoder) throws {
         var c = encoder.container(keyedBy: CodingKeys.self)
         try c.encode(token, forKey: .token)
