@@ -88,7 +88,8 @@ package struct StatusCommand: Sendable {
             let table = SummaryTable.render(
                 headers: ["MODEL", "VERSION", "SIZE", "FILE", "IN MANIFEST"] + (shared ? ["OWNERS"] : []),
                 rows: rows.map { [$0.modelId, $0.version ?? "-", $0.bytes.map(ByteFormat.bytes) ?? "-", $0.file,
-                                  $0.inManifest.map { $0 ? "yes" : "no" } ?? "-"] + (shared ? [($0.owners ?? []).joined(separator: ",").isEmpty ? "-" : ($0.owners ?? []).joined(separator: ",")] : []) },
+                                  $0.inManifest.map { $0 ? "yes" : "no" } ?? "-"]
+                                  + (shared ? [$0.owners.flatMap { $0.isEmpty ? nil : $0.joined(separator: ",") } ?? "-"] : []) },
                 width: console.width)
             table.forEach(console.line)
         }

@@ -7,13 +7,10 @@ import Testing
 /// twelve privacy cases); this checks that Package.swift really ships them.
 @Suite("Privacy manifests (PrivacyInfo.xcprivacy)")
 struct PrivacyManifestTests {
-    static let root = URL(fileURLWithPath: #filePath).deletingLastPathComponent().deletingLastPathComponent()
-        .deletingLastPathComponent().deletingLastPathComponent()
-
     @Test("each embedded library's manifest is copied into its resource bundle and parses as a property list",
           arguments: ["Manashiki", "ManashikiSync"])
     func shipped(_ target: String) throws {
-        let source = try Data(contentsOf: Self.root.appendingPathComponent("Sources/\(target)/PrivacyInfo.xcprivacy"))
+        let source = try Data(contentsOf: PortabilityCheckTests.root.appendingPathComponent("Sources/\(target)/PrivacyInfo.xcprivacy"))
         let built = try #require(BuiltProduct.resource("PrivacyInfo.xcprivacy", of: target), "no resource bundle for \(target): is it in Package.swift's resources?")
         #expect(try Data(contentsOf: built) == source)
         let plist = try #require(try PropertyListSerialization.propertyList(from: source, format: nil) as? [String: Any])
