@@ -3,6 +3,7 @@ import ManashikiTestSupport
 import Testing
 import Manashiki
 import ManashikiRegistry
+import ManashikiCore
 #if canImport(Glibc)
 import Glibc
 #endif
@@ -23,18 +24,30 @@ struct CrashAndConcurrencyTests {
             for (i, id) in ["alpha", "beta", "gamma"].enumerated() {
                 try f.publishNewVersion(id, version: "1.\(round + 1).0", seed: UInt64(1000 + round * 3 + i))
             }
-            f.registry.setFault(.slowDrip(chunkBytes: 16 << 10, intervalMilliseconds: 15), modelId: nil, endpoint: .storage)
+            f.registry.setFault(.slowDrip(chunkBytes: 8 << 10, intervalMilliseconds: 30), modelId: nil, endpoint: .storage)
             let running = try f.start()
             if round.isMultiple(of: 2) {
                 // Even rounds: a random point from the start (startup, lock, planning, transfer).
                 try await Task.sleep(for: .milliseconds(Int.random(in: 0...350, using: &generator)))
+                if f.registry.openDownloads > 0 { killedMidTransfer += 1 }
+                running.send(SIGKILL)
             } else {
-                // Odd rounds: a random point once a transfer is under way.
-                _ = await running.wait(timeout: 10) { f.registry.openDownloads > 0 }
-                try await Task.sleep(for: .milliseconds(Int.random(in: 0...120, using: &generator)))
+                // Odd rounds: a random point once a transfer is under way, chosen and signalled
+                // from a thread of its own so that a busy cooperative pool cannot make it miss
+                // the transfer (a loaded CI machine once made every odd round kill too late).
+                let registry = f.registry
+                let delay = Double(Int.random(in: 0...120, using: &generator)) / 1000
+                let firstSeen = Locked<Date?>(nil)
+                let landed = await running.send(SIGKILL, when: {
+                    guard registry.openDownloads > 0 else { return false }
+                    let seen = firstSeen.withLock { first in
+                        if first == nil { first = Date() }
+                        return first!
+                    }
+                    return Date().timeIntervalSince(seen) >= delay
+                }, timeout: 20)
+                if landed { killedMidTransfer += 1 } else { running.send(SIGKILL) }
             }
-            if f.registry.openDownloads > 0 { killedMidTransfer += 1 }
-            running.send(SIGKILL)
             let killed = await running.finish(timeout: 10)
             #expect(killed.signalled || killed.status == 0, "round \(round): \(killed.status)")
             f.registry.clearFaults()

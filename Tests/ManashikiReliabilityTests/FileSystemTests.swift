@@ -164,7 +164,9 @@ struct PrivilegedFileSystemTests {
         let f = try SyncFixture(store: mount.url.appendingPathComponent("models"))
         let before = try await f.syncOnce()
         try f.publishNewVersion("beta", version: "1.1.0", seed: 80)
-        f.registry.setFault(.slowDrip(chunkBytes: 4 << 10, intervalMilliseconds: 20), modelId: "beta", endpoint: .storage)
+        // 128 KiB at 20 KiB/s: a transfer long enough (6.4 s) that a starved poll cannot miss
+        // it on a loaded machine; the run ends at the first write after the disk is full.
+        f.registry.setFault(.slowDrip(chunkBytes: 2 << 10, intervalMilliseconds: 100), modelId: "beta", endpoint: .storage)
         let running = try f.start()
         #expect(await running.wait(timeout: 20) { f.registry.openDownloads > 0 })
         // Fill the volume while beta is being written.

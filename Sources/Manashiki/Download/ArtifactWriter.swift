@@ -96,6 +96,7 @@ final class ArtifactWriter: HTTPBodyConsumer, @unchecked Sendable {
             try await consume(BytesRef(chunk, range: 0..<chunk.count))
             offset = chunk.count
         }
+        if blockCount == 0 && offset < chunk.count { blockStarted = DispatchTime.now().uptimeNanoseconds }
         while offset < chunk.count {
             let n = min(chunk.count - offset, Self.blockSize - blockCount)
             chunk.withUnsafeBytes { src in
@@ -103,7 +104,16 @@ final class ArtifactWriter: HTTPBodyConsumer, @unchecked Sendable {
             }
             blockCount += n
             offset += n
-            if blockCount == Self.blockSize { try await flush() }
+            if blockCount == Self.blockSize {
+                try await flush()
+                if offset < chunk.count { blockStarted = DispatchTime.now().uptimeNanoseconds }
+            }
+        }
+        // On a slow link a block takes long to fill: write what has waited a second, so an
+        // interruption (kill -9, a crash) costs at most about a second of transfer.
+        if blockCount > 0, DispatchTime.now().uptimeNanoseconds - blockStarted >= Self.maxBlockAge {
+            try await flush()
+            return
         }
         // On a slow link a block takes long to fill: report what has arrived at least every
         // 250 ms, so small models and slow networks still show progress.
@@ -115,6 +125,11 @@ final class ArtifactWriter: HTTPBodyConsumer, @unchecked Sendable {
             }
         }
     }
+
+    /// How long received bytes may wait in the block before they are written, in nanoseconds.
+    static let maxBlockAge: UInt64 = 1_000_000_000
+    /// When the first byte now in the block arrived (uptime nanoseconds).
+    private var blockStarted: UInt64 = 0
 
     /// The longest gap between progress reports while bytes arrive, in nanoseconds.
     static let progressInterval: UInt64 = 250_000_000

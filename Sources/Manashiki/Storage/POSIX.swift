@@ -73,6 +73,34 @@ package enum POSIX {
     /// Tries to take an exclusive `flock` without waiting; true when taken.
     package static func tryLock(_ fd: Int32) -> Bool { flock(fd, LOCK_EX | LOCK_NB) == 0 }
 
+    /// What `lock(_:waitingUpTo:)` found.
+    package enum LockOutcome: Equatable, Sendable {
+        /// The lock is ours.
+        case locked
+        /// Another open file description held it for the whole wait.
+        case held
+        /// The file system does not lock (some network mounts answer `ENOLCK`); the errno.
+        case unsupported(Int32)
+    }
+
+    /// Takes an exclusive `flock`, polling every 10 ms for up to `wait`.
+    ///
+    /// Never ask for no wait on a lock this program may just have released: a child process
+    /// spawned in the meantime by any thread holds a copy of every descriptor until it
+    /// `exec`s (`O_CLOEXEC` closes them only then), and with it the lock.
+    package static func lock(_ fd: Int32, waitingUpTo wait: Duration) -> LockOutcome {
+        let clock = ContinuousClock()
+        let deadline = clock.now + wait
+        while flock(fd, LOCK_EX | LOCK_NB) != 0 {
+            let code = errno
+            if code == EINTR { continue }
+            guard code == EWOULDBLOCK || code == EAGAIN else { return .unsupported(code) }
+            guard clock.now < deadline else { return .held }
+            usleep(10_000)
+        }
+        return .locked
+    }
+
     /// The `errno` behind a Foundation error (POSIX domain, an underlying POSIX error, or the
     /// Cocoa file errors), or `EIO`.
     package static func errnoCode(of error: any Error) -> Int32 {

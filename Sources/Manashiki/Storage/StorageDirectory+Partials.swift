@@ -63,10 +63,12 @@ extension StorageDirectory {
     }
 
     /// Opens and locks partial `name`; nil if it is gone, a symlink, or held by a live download.
+    /// The 50 ms of grace let a download of this process that kept the partial an instant ago
+    /// resume it although a child spawned meanwhile still holds a copy of its descriptor.
     private func lockPartial(_ name: String) -> Int32? {
         let fd = openat(partialFD, name, O_RDWR | O_NOFOLLOW | O_CLOEXEC)
         guard fd >= 0 else { return nil }
-        guard POSIX.tryLock(fd), isStillNamed(name, fd) else { close(fd); return nil }
+        guard POSIX.lock(fd, waitingUpTo: .milliseconds(50)) == .locked, isStillNamed(name, fd) else { close(fd); return nil }
         return fd
     }
 

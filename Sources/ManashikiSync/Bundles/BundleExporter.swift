@@ -106,10 +106,16 @@ public enum BundleExporter {
     }
 
     /// Exports `selection` from `store` into `bundle` (private models only with `includePrivate`).
+    ///
+    /// One export writes a bundle at a time: an exclusive `flock` on the bundle directory,
+    /// waited for up to `lockTimeout`. The wait is never zero by default: a process spawned
+    /// elsewhere in this program holds a copy of every descriptor until it `exec`s, so a lock
+    /// released an instant ago can still look held for a moment.
     /// - Throws: `ArtifactFileError` when nothing can be exported at all (no usable state, an
     ///   index of a newer format or that is not a bundle index, an unwritable bundle
-    ///   directory); `BundleBusy` when another export is writing the bundle.
-    public static func export(store: StoreLayout, to bundle: BundleLayout, selection: Selection, includePrivate: Bool = false) throws -> Report {
+    ///   directory); `BundleBusy` when another export held the bundle for `lockTimeout`.
+    public static func export(store: StoreLayout, to bundle: BundleLayout, selection: Selection, includePrivate: Bool = false,
+                              lockTimeout: Duration = .seconds(2)) throws -> Report {
         let state: StoreState
         switch StateFile.read(store) {
         case .loaded(let s): state = s
@@ -144,12 +150,9 @@ public enum BundleExporter {
                                     hint: "use a real directory for the bundle")
         }
         defer { close(bundleFD) }
-        if flock(bundleFD, LOCK_EX | LOCK_NB) != 0 {
-            let code = errno
-            // Held by another export. Any other failure is a file system without locks (some
-            // network mounts answer ENOLCK): the export goes ahead unlocked rather than never.
-            if code == EWOULDBLOCK || code == EAGAIN { throw BundleBusy(directory: bundle.directory.path) }
-        }
+        // Any failure other than "held" is a file system without locks (some network mounts
+        // answer ENOLCK): the export goes ahead unlocked rather than never.
+        if POSIX.lock(bundleFD, waitingUpTo: lockTimeout) == .held { throw BundleBusy(directory: bundle.directory.path) }
         do { blobFD = try POSIX.openDirectory(bundle.blobDirectory.path) } catch {
             throw ArtifactFileError(location: bundle.blobDirectory.path, message: "cannot be opened (a symbolic link or not a directory)",
                                     hint: "use a real directory for the bundle")

@@ -61,7 +61,8 @@ package struct ExportCommand: Sendable {
         defer { lock?.release() }
         let report: BundleExporter.Report
         do {
-            report = try BundleExporter.export(store: layout, to: bundle, selection: selection, includePrivate: options.includePrivate)
+            report = try BundleExporter.export(store: layout, to: bundle, selection: selection, includePrivate: options.includePrivate,
+                                               lockTimeout: context.global.lockTimeout)
         } catch let busy as BundleExporter.BundleBusy {
             context.console.error(busy.description)
             summary(outcome: "locked", code: .locked, bundle: bundle, report: nil, error: busy.description)

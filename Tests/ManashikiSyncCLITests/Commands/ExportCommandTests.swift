@@ -161,7 +161,7 @@ struct ExportCommandTests {
         let holder = open(bundle.path, O_RDONLY | O_DIRECTORY)
         #expect(flock(holder, LOCK_EX) == 0)
         defer { close(holder) }
-        let busy = try await fixture.run(["export", "busy", "--json"], environment: [:])
+        let busy = try await fixture.run(["export", "busy", "--json", "--lock-timeout", "0"], environment: [:])
         #expect(busy.status == 75, "\(busy.all)")
         #expect(busy.summary()["outcome"] as? String == "locked")
         #expect(busy.stderr.contains("another export is writing this bundle"))

@@ -3,6 +3,7 @@ import Testing
 @testable import Manashiki
 import ManashikiRegistry
 import ManashikiCore
+import ManashikiTestSupport
 
 /// Partial downloads kept across calls (and processes), resumed with `Range` after the prefix
 /// is re-hashed, against the development registry over real loopback HTTP.
@@ -199,6 +200,38 @@ struct BytesBeforeStallTests {
         // A generous bound under load; libcurl calls back about once a second while idle.
         for _ in 0..<3000 where latest.current < sent { try await Task.sleep(nanoseconds: 10_000_000) }
         #expect(latest.current == sent)
+        task.cancel()
+        _ = try? await task.value
+    }
+}
+
+@Suite("Bytes on a slow link")
+struct BytesOnSlowLinkTests {
+    /// Bytes in `store`'s partial data files (whatever their sidecars say).
+    static func bytesOnDisk(_ store: URL) -> Int64 {
+        let layout = StoreLayout(directory: store)
+        return PartialFolder.names(in: store).filter { $0.hasSuffix("." + StoreLayout.partialExtension) }.reduce(0) { sum, name in
+            sum + ((try? FileManager.default.attributesOfItem(atPath: layout.partialFile(name).path))?[.size] as? Int64 ?? 0)
+        }
+    }
+
+    // Before, a trickle went into the writer's 1 MiB block and reached the file only when the
+    // block was full (51 s at this rate): a kill -9 cost all of it.
+    @Test("reach the partial file within about a second, not only when a 1 MiB block is full")
+    func writtenWhileTrickling() async throws {
+        let f = try RegistryFixture(size: 4 << 20)
+        // 20 KiB/s: a 1 MiB block would take 51 s to fill.
+        f.registry.setFault(.slowDrip(chunkBytes: 1 << 10, intervalMilliseconds: 50), modelId: "tiny", endpoint: .storage)
+        let client = try f.client()
+        let task = Task { try await client.downloadModel("tiny") }
+        defer { task.cancel() }
+        // A generous bound under load, still well under the 51 s the block took to fill.
+        var onDisk: Int64 = 0
+        for _ in 0..<2000 where onDisk < 32 << 10 {
+            try await Task.sleep(nanoseconds: 10_000_000)
+            onDisk = Self.bytesOnDisk(f.storage.url)
+        }
+        #expect(onDisk >= 32 << 10, "\(onDisk) bytes on disk")
         task.cancel()
         _ = try? await task.value
     }
