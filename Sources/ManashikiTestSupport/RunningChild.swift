@@ -76,7 +76,9 @@ package final class RunningChild: @unchecked Sendable {
     /// busy cooperative pool (a loaded machine, blocking tests alongside) cannot delay the
     /// signal past the moment the test means. Returns whether the condition held (and the
     /// signal went out) while the child was running, within `timeout` seconds.
-    package func send(_ signal: Int32, when condition: @escaping @Sendable () -> Bool, timeout: Double = 30) async -> Bool {
+    /// With `delay`, the signal goes out that many seconds after the condition first held (if
+    /// the child still runs): "a random point once the transfer is under way".
+    package func send(_ signal: Int32, when condition: @escaping @Sendable () -> Bool, delay: Double = 0, timeout: Double = 30) async -> Bool {
         await withCheckedContinuation { continuation in
             let watcher = Thread { [self] in
                 let deadline = Date().addingTimeInterval(timeout)
@@ -84,6 +86,10 @@ package final class RunningChild: @unchecked Sendable {
                 while Date() < deadline && process.isRunning {
                     if condition() { met = true; break }
                     usleep(10_000)
+                }
+                if met && delay > 0 {
+                    usleep(useconds_t(delay * 1_000_000))
+                    met = process.isRunning
                 }
                 if met { send(signal) }
                 continuation.resume(returning: met)

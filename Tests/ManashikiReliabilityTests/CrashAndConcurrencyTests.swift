@@ -3,7 +3,6 @@ import ManashikiTestSupport
 import Testing
 import Manashiki
 import ManashikiRegistry
-import ManashikiCore
 #if canImport(Glibc)
 import Glibc
 #endif
@@ -37,15 +36,7 @@ struct CrashAndConcurrencyTests {
                 // the transfer (a loaded CI machine once made every odd round kill too late).
                 let registry = f.registry
                 let delay = Double(Int.random(in: 0...120, using: &generator)) / 1000
-                let firstSeen = Locked<Date?>(nil)
-                let landed = await running.send(SIGKILL, when: {
-                    guard registry.openDownloads > 0 else { return false }
-                    let seen = firstSeen.withLock { first in
-                        if first == nil { first = Date() }
-                        return first!
-                    }
-                    return Date().timeIntervalSince(seen) >= delay
-                }, timeout: 20)
+                let landed = await running.send(SIGKILL, when: { registry.openDownloads > 0 }, delay: delay, timeout: 20)
                 if landed { killedMidTransfer += 1 } else { running.send(SIGKILL) }
             }
             let killed = await running.finish(timeout: 10)
@@ -70,11 +61,13 @@ struct CrashAndConcurrencyTests {
         let f = try SyncFixture()
         let before = try await f.syncOnce()
         try f.publishNewVersion("beta", version: "1.1.0", seed: 1200)
-        f.registry.setFault(.slowDrip(chunkBytes: 1 << 10, intervalMilliseconds: 20), modelId: "beta", endpoint: .storage)
+        // 128 KiB at 20 KiB/s (6.4 s, ended by the signal): long enough that the signal, sent
+        // from a thread of its own 200 ms into the transfer, cannot miss it on a loaded machine.
+        f.registry.setFault(.slowDrip(chunkBytes: 1 << 10, intervalMilliseconds: 50), modelId: "beta", endpoint: .storage)
         let running = try f.start(["sync", "--json"])
-        #expect(await running.wait { f.registry.openDownloads > 0 })
-        try await Task.sleep(for: .milliseconds(200))
-        running.send(SIGTERM)
+        let registry = f.registry
+        let sent = await running.send(SIGTERM, when: { registry.openDownloads > 0 }, delay: 0.2, timeout: 30)
+        #expect(sent)
         let result = await running.finish(timeout: 20)
         #expect(result.status == 143 && !result.signalled, "\(result.status) \(result.all)")
         #expect(result.summary?["exitCode"] as? Int == 143, "\(result.stdout.suffix(400))")

@@ -72,7 +72,8 @@ struct AppScenarioTests {
     @Test("a call waiting for another download of the model can be cancelled, and the other one still installs")
     func cancelWhileWaiting() async throws {
         let f = try RegistryFixture()
-        f.registry.setFault(.slowDrip(chunkBytes: 64 << 10, intervalMilliseconds: 10), modelId: "tiny", endpoint: .storage)
+        // 3 MiB in about 2 s: the waiter is still waiting when it is cancelled, even on a loaded machine.
+        f.registry.setFault(.slowDrip(chunkBytes: 64 << 10, intervalMilliseconds: 40), modelId: "tiny", endpoint: .storage)
         let client = try f.client()
         let started = Locked(false)
         let first = Task { try await client.downloadModel("tiny") { _, _ in started.withLock { $0 = true } } }
