@@ -62,13 +62,15 @@ extension StorageDirectory {
                               directoryPath: partialPath(""))
     }
 
-    /// Opens and locks partial `name`; nil if it is gone, a symlink, or held by a live download.
-    /// The 50 ms of grace let a download of this process that kept the partial an instant ago
-    /// resume it although a child spawned meanwhile still holds a copy of its descriptor.
-    private func lockPartial(_ name: String) -> Int32? {
+    /// Opens and locks partial `name`; nil if it is gone, a symlink, or held by a live download
+    /// for longer than `grace`. Only a resume asks for grace (50 ms): a download of this process
+    /// that kept the partial an instant ago can then take it over although a child spawned
+    /// meanwhile still holds a copy of its descriptor. Cleaners do not wait: they pass over
+    /// every live download's partial, and would wait for each.
+    private func lockPartial(_ name: String, grace: Duration = .zero) -> Int32? {
         let fd = openat(partialFD, name, O_RDWR | O_NOFOLLOW | O_CLOEXEC)
         guard fd >= 0 else { return nil }
-        guard POSIX.lock(fd, waitingUpTo: .milliseconds(50)) == .locked, isStillNamed(name, fd) else { close(fd); return nil }
+        guard POSIX.lock(fd, waitingUpTo: grace) == .locked, isStillNamed(name, fd) else { close(fd); return nil }
         return fd
     }
 
@@ -125,7 +127,7 @@ extension StorageDirectory {
     package func adoptPartial(for modelId: String, sha256: String?, size: Int64?) -> (name: String, fd: Int32, bytes: Int64)? {
         var best: (name: String, fd: Int32, bytes: Int64)?
         for name in partialNames() where StoreLayout.modelId(ofPartial: name) == modelId {
-            guard let fd = lockPartial(name) else { continue }
+            guard let fd = lockPartial(name, grace: .milliseconds(50)) else { continue }
             guard let sha256, let size, let sidecar = sidecar(of: name), sidecar.belongs(to: sha256, size: size),
                   let bytes = Self.info(fd)?.bytes else {
                 close(fd)
