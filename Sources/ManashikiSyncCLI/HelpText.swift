@@ -159,7 +159,8 @@ package enum HelpText {
     corrupt, missing, unreadable and unknown files (and manifest models that are not
     installed). Needs no key and no network. With --repair, corrupt and missing models are
     downloaded again (this needs the key and the registry). Exit codes: 0 healthy, 4 damage
-    found (or left after --repair), 2 usage/manifest error, 75 locked.
+    found (or left after --repair), 1 nothing to verify (a --store that does not exist, with no
+    manifest), 2 usage/manifest error, 75 locked.
 
     \(globalOptions)
     """

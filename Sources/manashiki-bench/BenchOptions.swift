@@ -84,8 +84,8 @@ struct BenchOptions: Sendable, Equatable {
 
         \(table.help(names, labelWidth: 14))
 
-        Every tool runs as a child process; wall time, CPU (user+sys, children included) and
-        peak RSS come from wait4. Tools alternate run by run, each after its output is removed
+        Every tool runs as a child process; wall time and CPU (user+sys, children included)
+        come from wait4, peak RSS from GNU time's %M (/usr/bin/time; wait4's figure without it). Tools alternate run by run, each after its output is removed
         and the page cache flushed (sync + drop_caches when permitted, else sync).
         Needs curl, python3, openssl, sha256sum, nginx (apt-get install -y nginx-light) and
         rclone (apt-get install -y rclone; its figures are skipped without it). About 20 GB of

@@ -16,7 +16,8 @@ public struct SyncReport: Sendable, Equatable {
     public var bytesDownloaded: Int64
     /// Bytes reused from partial downloads kept by interrupted earlier runs (not downloaded again).
     public var bytesReused: Int64 = 0
-    /// Bytes installed, by where they came from (`registry`, `bundle /path`, `mirror …`).
+    /// Bytes downloaded this run, by where they came from (`registry`, `bundle /path`,
+    /// `mirror …`); they add up to `bytesDownloaded` (bytes reused from kept partials are not in it).
     public var bytesBySource: [String: Int64] = [:]
     /// Bytes re-hashed to check files that changed behind our back.
     public var bytesHashed: Int64

@@ -377,7 +377,7 @@ final class SyncRun: Sendable {
             }
             bytesDownloaded.withLock { $0 += downloaded.size - downloaded.resumedFrom }
             bytesReused.withLock { $0 += downloaded.resumedFrom }
-            bytesBySource.withLock { $0[fetched.source, default: 0] += downloaded.size }
+            bytesBySource.withLock { $0[fetched.source, default: 0] += downloaded.size - downloaded.resumedFrom }
             record(id, StoreState.Installed(version: target.version, sha256: downloaded.sha256, size: downloaded.size, identity: identity,
                                             record: facts(of: id, sha256: downloaded.sha256)))
             var result = ModelResult(modelId: id, planned: item, status: .installed(version: target.version))

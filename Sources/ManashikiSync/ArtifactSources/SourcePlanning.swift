@@ -75,6 +75,8 @@ enum SourcePlanning {
             }
             return item
         }
+        // What is now blocked will not be fetched (the planner's sum, over what is left).
+        plan.bytesToFetch = plan.items.compactMap { $0.action.target?.size }.reduce(0, +)
         return plan
     }
 }

@@ -138,6 +138,10 @@ public enum BundleExporter {
         // that is not a bundle index at all (the wrong directory). Checked before anything is
         // created, and again under the lock.
         _ = try existingIndex(bundle)
+        if let info = POSIX.lstatInfo(bundle.directory.path), ![S_IFDIR, S_IFLNK].contains(info.st_mode & S_IFMT) {
+            throw ArtifactFileError(location: bundle.directory.path, message: "exists and is not a directory",
+                                    hint: "choose a directory for the bundle (a new path is created)")
+        }
         do {
             try FileManager.default.createDirectory(at: bundle.blobDirectory, withIntermediateDirectories: true)
         } catch {

@@ -67,6 +67,12 @@ package enum ErrorAdvice {
             return ("\(count) files would be pruned but at most \(max) may be deleted in one run",
                     "check the manifest lists every model you want; if the prunes are intended, pass --max-delete \(count) or raise store.prune.maxDeletes")
         case .unavailable(let why):
+            // A reason that ends in its own instruction ("… — add a bundle or mirror that holds
+            // it …, or run `manashiki-sync lock`"; a locked artifact, "fallback": "none") is
+            // said once, not followed by the generic one, which is about offline runs.
+            if let dash = why.range(of: " — add ", options: .backwards) {
+                return (String(why[..<dash.lowerBound]), String(why[why.index(dash.lowerBound, offsetBy: 3)...]))
+            }
             return (why, "add a bundle that holds it (`manashiki-sync export` on a synced machine, then \"sources\" or --from), or run online")
         case .emptyManifest:
             return ("the manifest lists no models, so pruning would empty the store",

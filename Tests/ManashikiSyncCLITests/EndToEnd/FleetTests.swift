@@ -184,9 +184,17 @@ struct FleetTests {
         let bare = try Self.secondMachine(fixture, "bare")
         try FileManager.default.copyItem(at: fixture.directory.appendingPathComponent("manashiki.lock.json"),
                                          to: bare.appendingPathComponent("manashiki.lock.json"))
+        // The plan counts only what will be fetched: alpha, not the blocked beta (it counted both).
+        let planned = try await CLIProcess.run(["plan", "--locked", "--json"], environment: fixture.environment, in: bare)
+        #expect(planned.status == 1, "\(planned.all)")
+        let plan = planned.summary()["plan"] as? [String: Any]
+        #expect((plan?["bytesToFetch"] as? NSNumber)?.intValue == fixture.registry.artifactBytes(modelId: "alpha")?.count, "\(plan ?? [:])")
         let refused = try await CLIProcess.run(["sync", "--locked"], environment: fixture.environment, in: bare)
         #expect(refused.status == 3, "\(refused.all)")
         #expect(refused.stderr.contains("registry no longer serves the locked artifact"))
+        // Its own advice, once; not the offline runs' "or run online" (this run is online).
+        #expect(refused.stderr.components(separatedBy: "add a bundle or mirror that holds it").count == 2, "\(refused.stderr)")
+        #expect(!refused.stderr.contains("run online"), "\(refused.stderr)")
         #expect(Self.installed(bare, "beta") == nil)
         #expect(Self.installed(bare, "alpha") == fixture.registry.artifactBytes(modelId: "alpha"))
 

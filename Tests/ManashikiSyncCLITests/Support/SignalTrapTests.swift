@@ -47,6 +47,13 @@ struct SignalTrapTests {
         #expect((resumed.first?["bytesKept"] as? NSNumber)?.int64Value == keptBytes)
         let beta = (next.summary()["models"] as? [[String: Any]])?.first { $0["modelId"] as? String == "beta" }
         #expect((beta?["resumedFrom"] as? NSNumber)?.int64Value == keptBytes)
+        // What each source sent this run adds up to what was downloaded: the kept bytes are
+        // counted once, as reused.
+        let summary = next.summary()
+        let downloaded = (summary["bytesDownloaded"] as? NSNumber)?.int64Value
+        let bySource = (summary["bytesBySource"] as? [String: NSNumber])?.values.reduce(Int64(0)) { $0 + $1.int64Value }
+        #expect(downloaded != nil && bySource == downloaded, "\(summary)")
+        #expect((summary["bytesReused"] as? NSNumber)?.int64Value == keptBytes)
         #expect(fixture.installed("beta") != nil && PartialFolder.kept(in: fixture.store).isEmpty)
     }
 

@@ -181,6 +181,18 @@ struct BundleExporterTests {
         #expect(!FileManager.default.fileExists(atPath: bundle.indexFile.path))
     }
 
+    @Test("a bundle path that is a regular file is refused as not a directory (it said \"Input/output error\"), the file untouched")
+    func bundlePathIsAFile() throws {
+        let store = try Self.store(["alpha": "alpha bytes"])
+        let bundle = Self.bundleDirectory()
+        defer { try? FileManager.default.removeItem(at: bundle.directory) }
+        try Data("notes".utf8).write(to: bundle.directory)
+        let error = try #require(throws: ArtifactFileError.self) { try BundleExporter.export(store: store.layout, to: bundle, selection: .store) }
+        #expect(error.message == "exists and is not a directory", "\(error)")
+        #expect(error.hint.contains("choose a directory"))
+        #expect(try Data(contentsOf: bundle.directory) == Data("notes".utf8))
+    }
+
     @Test("a directory whose index.json is not a bundle index is refused and left untouched, saying to move it away or choose an empty directory")
     func foreignIndexUntouched() throws {
         let store = try Self.store(["alpha": "alpha bytes"])
