@@ -62,8 +62,14 @@ extension StorageDirectory {
                               directoryPath: partialPath(""))
     }
 
+    /// How long a resume (or the count of reusable partials) waits for a partial's lock before
+    /// taking it as held by a live download. Not zero: a child process spawned by any thread
+    /// holds a copy of every descriptor, and with it the lock, until it `exec`s; a loaded
+    /// machine can take that long. A partial really in use costs this once per look.
+    package static let lockGrace: Duration = .milliseconds(250)
+
     /// Opens and locks partial `name`; nil if it is gone, a symlink, or held by a live download
-    /// for longer than `grace`. Only a resume asks for grace (50 ms): a download of this process
+    /// for longer than `grace`. Only a resume asks for grace (`lockGrace`): a download of this process
     /// that kept the partial an instant ago can then take it over although a child spawned
     /// meanwhile still holds a copy of its descriptor. Cleaners do not wait: they pass over
     /// every live download's partial, and would wait for each.
@@ -127,7 +133,7 @@ extension StorageDirectory {
     package func adoptPartial(for modelId: String, sha256: String?, size: Int64?) -> (name: String, fd: Int32, bytes: Int64)? {
         var best: (name: String, fd: Int32, bytes: Int64)?
         for name in partialNames() where StoreLayout.modelId(ofPartial: name) == modelId {
-            guard let fd = lockPartial(name, grace: .milliseconds(50)) else { continue }
+            guard let fd = lockPartial(name, grace: Self.lockGrace) else { continue }
             guard let sha256, let size, let sidecar = sidecar(of: name), sidecar.belongs(to: sha256, size: size),
                   let bytes = Self.info(fd)?.bytes else {
                 close(fd)
@@ -182,7 +188,9 @@ extension StorageDirectory {
             guard fd >= 0 else { continue }
             defer { close(fd) }
             guard let info = info(fd) else { continue }
-            let free = POSIX.tryLock(fd)
+            // The same grace as a resume: a partial this process kept an instant ago is not "in
+            // use" because a child spawned meanwhile holds a copy of its descriptor.
+            let free = POSIX.lock(fd, waitingUpTo: StorageDirectory.lockGrace) != .held
             if free { _ = flock(fd, LOCK_UN) }
             let sidecar = sidecar(of: name, in: folder)
             result.append(KeptPartial(name: name, modelId: id, bytes: info.bytes, size: sidecar?.size,

@@ -3,7 +3,6 @@ import ManashikiCore
 import Manashiki
 import Testing
 @testable import ManashikiSync
-import ManashikiProcess
 #if canImport(Glibc)
 import Glibc
 #elseif canImport(Darwin)
@@ -205,49 +204,5 @@ struct BundleExporterTests {
         #expect(error.hint.contains("move index.json away"), "\(error)")
         #expect(try Data(contentsOf: bundle.indexFile) == foreign)
         #expect(!FileManager.default.fileExists(atPath: bundle.blobDirectory.path))
-    }
-}
-
-@Suite("Bundle export lock and child processes")
-struct BundleExportSpawnRaceTests {
-    /// Starts `/bin/true` over and over on its own thread until `stop`; `finished` is
-    /// signalled when the thread ends.
-    final class Spawner: @unchecked Sendable {
-        let stop = Locked(false)
-        let finished = DispatchSemaphore(value: 0)
-
-        init() {
-            Thread.detachNewThread { [self] in
-                while !stop.withLock({ $0 }) {
-                    let child = ChildProcess()
-                    child.executableURL = URL(fileURLWithPath: "/bin/true")
-                    try? child.run()
-                    child.waitUntilExit()
-                }
-                finished.signal()
-            }
-        }
-
-        func end() {
-            stop.withLock { $0 = true }
-            finished.wait()
-        }
-    }
-
-    // Without the wait (lockTimeout: .zero) about half of these exports failed with
-    // BundleBusy on this machine: each child spawned in the meantime held a copy of the
-    // bundle's descriptor, and with it the flock, until it exec'd.
-    @Test("back-to-back exports succeed while other threads spawn processes (a child holds copies of descriptors until exec)")
-    func backToBackWhileSpawning() throws {
-        let store = try BundleExporterTests.store(["alpha": "alpha bytes"])
-        let bundle = BundleExporterTests.bundleDirectory()
-        defer { try? FileManager.default.removeItem(at: bundle.directory) }
-        let spawners = [Spawner(), Spawner()]
-        defer { spawners.forEach { $0.end() } }
-        var busy = 0
-        for _ in 0..<100 {
-            do { _ = try BundleExporter.export(store: store.layout, to: bundle, selection: .store) } catch is BundleExporter.BundleBusy { busy += 1 }
-        }
-        #expect(busy == 0)
     }
 }
