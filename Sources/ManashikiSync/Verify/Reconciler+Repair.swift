@@ -10,8 +10,12 @@ extension Reconciler {
     /// let repair = await Reconciler(manifest: manifest, apiKey: key).repair()
     /// print(repair.repaired, repair.after.isHealthy)
     /// ```
-    /// - Parameter onEvent: the events of the repairing sync, as `run(onEvent:)` reports them.
-    public func repair(onEvent: (@Sendable (SyncEvent) -> Void)? = nil) async -> RepairReport {
+    /// - Parameters:
+    ///   - onVerified: called once with the first verification when it found damage, before
+    ///     anything is downloaded (so a UI or log shows what is wrong before the repair's events).
+    ///   - onEvent: the events of the repairing sync, as `run(onEvent:)` reports them.
+    public func repair(onVerified: (@Sendable (VerificationReport) -> Void)? = nil,
+                       onEvent: (@Sendable (SyncEvent) -> Void)? = nil) async -> RepairReport {
         let layout = StoreLayout(directory: manifest.storeDirectory)
         let platform = (options.device ?? manifest.device ?? .current).platform
         let before: VerificationReport
@@ -21,6 +25,7 @@ extension Reconciler {
         }
         let damaged = Set(before.damagedModelIds)
         guard !damaged.isEmpty else { return RepairReport(before: before, after: before) }
+        onVerified?(before)
 
         // Forget what the state says about the damaged files so the sync re-hashes and replaces
         // them (missing ones are downloaded anyway); what was forgotten is put back for those

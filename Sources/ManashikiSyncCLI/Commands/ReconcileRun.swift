@@ -81,12 +81,12 @@ struct ReconcileRun: Sendable {
 
     /// Repairs the store (`Reconciler.repair`), rendering the repairing sync like a `sync`
     /// without its JSON summary; nil when the reconciler could not be built.
-    func repair() async -> RepairReport? {
+    func repair(onVerified: @escaping @Sendable (VerificationReport) -> Void) async -> RepairReport? {
         var unusable = ExitCode.usage
         guard let reconciler = makeReconciler(failure: &unusable) else { return nil }
         let renderer = context.renderer(dryRun: false, jsonSummary: false)
         let start = context.console.now()
-        let report = await reconciler.repair(onEvent: { renderer.handle($0) })
+        let report = await reconciler.repair(onVerified: onVerified, onEvent: { renderer.handle($0) })
         if let sync = report.sync {
             let (code, outcome) = Self.syncExit(sync)
             renderer.finish(RunSummary(command: command, report: sync, exitCode: code, outcome: outcome,

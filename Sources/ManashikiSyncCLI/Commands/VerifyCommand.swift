@@ -58,8 +58,11 @@ package struct VerifyCommand: Sendable {
     private func repair(_ manifest: Manifest, layout: StoreLayout) async -> ExitCode {
         let key: LoadedKey
         do { key = try context.loadKey(manifest: manifest) } catch { return context.report(error, command: "verify") }
+        // What is damaged is printed when found, before the repair's download events.
         guard let report = await ReconcileRun(context: context, manifest: manifest, key: key, command: "verify", dryRun: false,
-                                              jsonSummary: false).repair() else { return .usage }
+                                              jsonSummary: false).repair(onVerified: { before in
+            self.print(Self.findings(before, manifest: manifest), note: before.stateNote, repairing: true)
+        }) else { return .usage }
         if report.locked { return lockedExit() }
         if let failure = report.failure {
             // A read-only store, say: report what happened, not "locked".
@@ -75,7 +78,6 @@ package struct VerifyCommand: Sendable {
         guard report.sync != nil else {
             return finish(before, bytes: report.before.bytesHashed, note: report.before.stateNote, repaired: nil, layout: layout)
         }
-        print(before, note: report.before.stateNote, repairing: true)
         return finish(Self.findings(report.after, manifest: manifest), bytes: report.before.bytesHashed + report.after.bytesHashed,
                       note: report.after.stateNote, repaired: report.repaired.count, layout: layout)
     }

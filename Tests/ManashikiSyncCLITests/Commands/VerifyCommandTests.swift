@@ -68,6 +68,10 @@ struct VerifyCommandTests {
         #expect(summary["outcome"] as? String == "repaired")
         #expect(summary["repaired"] as? Int == 2)
         #expect(result.jsonLines().filter { $0["type"] as? String == "summary" }.count == 1)
+        // What was found comes first, then the repair's events (they came the other way round).
+        let types = result.jsonLines().compactMap { $0["type"] as? String }
+        let firstFinding = types.firstIndex(of: "verify.file"), firstRepairEvent = types.firstIndex { $0.hasPrefix("model.") }
+        #expect(firstFinding != nil && firstRepairEvent != nil && firstFinding! < firstRepairEvent!, "\(types)")
         #expect(fixture.isInstalledIntact("alpha"))
         #expect(fixture.isInstalledIntact("beta"))
     }
