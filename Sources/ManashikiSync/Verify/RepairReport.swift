@@ -1,6 +1,6 @@
 import Foundation
 
-/// What `Reconciler.repair(onEvent:)` did: the verification before, the sync that downloaded
+/// What `Reconciler.repair(onVerified:onEvent:)` did: the verification before, the sync that downloaded
 /// the damaged models again (nil when nothing was damaged or the run stopped before it), and
 /// the verification after.
 public struct RepairReport: Sendable, Equatable {
