@@ -76,7 +76,7 @@ final class SyncRun: Sendable {
         }
         guard let lock else {
             return SyncReport(outcome: .locked, runFailure: SyncFailure(kind: .retryable,
-                message: "another run holds the lock on \(layout.directory.path) (waited \(options.lockTimeout)); try again when it has finished"))
+                message: StoreLock.heldMessage(layout, waited: options.lockTimeout)))
         }
         defer { lock.release() }
         return await locked()

@@ -53,7 +53,7 @@ package struct ExportCommand: Sendable {
                 return .failure
             }
             guard lock != nil else {
-                context.console.error("another run holds the lock on \(layout.directory.path); try again when it has finished")
+                context.console.error(StoreLock.heldMessage(layout, waited: context.global.lockTimeout))
                 summary(outcome: "locked", code: .locked, bundle: bundle, report: nil, error: "the store is locked by another run")
                 return .locked
             }

@@ -63,7 +63,7 @@ package struct VerifyCommand: Sendable {
                                               jsonSummary: false).repair(onVerified: { before in
             self.print(Self.findings(before, manifest: manifest), note: before.stateNote, repairing: true)
         }) else { return .usage }
-        if report.locked { return lockedExit() }
+        if report.locked { return lockedExit(layout) }
         if let failure = report.failure {
             // A read-only store, say: report what happened, not "locked".
             let advice = ErrorAdvice.text(for: failure)
@@ -82,8 +82,8 @@ package struct VerifyCommand: Sendable {
                       note: report.after.stateNote, repaired: report.repaired.count, layout: layout)
     }
 
-    private func lockedExit() -> ExitCode {
-        context.console.error("another run holds the lock on this store — try again when it has finished (exit 75)")
+    private func lockedExit(_ layout: StoreLayout) -> ExitCode {
+        context.console.error(StoreLock.heldMessage(layout, waited: context.global.lockTimeout))
         emitSummary(outcome: "locked", code: .locked, findings: [], bytes: 0, note: nil)
         return .locked
     }
@@ -95,7 +95,7 @@ package struct VerifyCommand: Sendable {
         if FileManager.default.fileExists(atPath: layout.directory.path) {
             do {
                 lock = try await StoreLock.acquire(layout, timeout: context.global.lockTimeout)
-                guard lock != nil else { _ = lockedExit(); return nil }
+                guard lock != nil else { _ = lockedExit(layout); return nil }
             } catch {
                 // A read-only store (an image layer, a mounted volume) cannot be written by anyone
                 // through this path; verify without the lock.

@@ -112,10 +112,11 @@ struct ErrorPathTests {
         let fixture = try Fixture()
         let lock = try #require(try await StoreLock.acquire(StoreLayout(directory: fixture.store), timeout: .zero))
         defer { lock.release() }
-        for command in ["sync", "plan", "verify"] {
-            let result = try await fixture.run([command, "--lock-timeout", "0"])
+        for command in ["sync", "plan", "verify", "export"] {
+            let result = try await fixture.run(command == "export" ? [command, "bundle", "--lock-timeout", "0"] : [command, "--lock-timeout", "0"])
             #expect(result.status == 75, "\(command)")
-            #expect(result.stderr.contains("lock"), "\(command)")
+            // One wording in every command.
+            #expect(result.stderr.contains("another run holds the lock on \(fixture.store.path) (waited 0 s); try again when it has finished"), "\(command): \(result.stderr)")
         }
         let json = try await fixture.run(["sync", "--lock-timeout", "0", "--json"])
         #expect(json.summary()["outcome"] as? String == "locked")
