@@ -96,33 +96,26 @@ final class ArtifactWriter: HTTPBodyConsumer, @unchecked Sendable {
             try await consume(BytesRef(chunk, range: 0..<chunk.count))
             offset = chunk.count
         }
-        if blockCount == 0 && offset < chunk.count { blockStarted = DispatchTime.now().uptimeNanoseconds }
         while offset < chunk.count {
+            if blockCount == 0 { blockStarted = DispatchTime.now().uptimeNanoseconds }
             let n = min(chunk.count - offset, Self.blockSize - blockCount)
             chunk.withUnsafeBytes { src in
                 (block.baseAddress! + blockCount).copyMemory(from: src.baseAddress! + offset, byteCount: n)
             }
             blockCount += n
             offset += n
-            if blockCount == Self.blockSize {
-                try await flush()
-                if offset < chunk.count { blockStarted = DispatchTime.now().uptimeNanoseconds }
-            }
+            if blockCount == Self.blockSize { try await flush() }
         }
         // On a slow link a block takes long to fill: write what has waited a second, so an
-        // interruption (kill -9, a crash) costs at most about a second of transfer.
-        if blockCount > 0, DispatchTime.now().uptimeNanoseconds - blockStarted >= Self.maxBlockAge {
-            try await flush()
-            return
-        }
-        // On a slow link a block takes long to fill: report what has arrived at least every
-        // 250 ms, so small models and slow networks still show progress.
-        if blockCount > 0 {
-            let now = DispatchTime.now().uptimeNanoseconds
-            if now - lastProgress >= Self.progressInterval {
-                lastProgress = now
-                progress?(received, declaredTotal)
-            }
+        // interruption (kill -9, a crash) costs at most about a second of transfer, and report
+        // what has arrived at least every 250 ms, so small models and slow networks show progress.
+        guard blockCount > 0 else { return }
+        let now = DispatchTime.now().uptimeNanoseconds
+        if now - blockStarted >= Self.maxBlockAge {
+            try await flush() // reports progress itself
+        } else if now - lastProgress >= Self.progressInterval {
+            lastProgress = now
+            progress?(received, declaredTotal)
         }
     }
 

@@ -168,6 +168,16 @@ extension ManashikiClient {
         }
 
         let deadline = options.deadline.map { DispatchTime.now().uptimeNanoseconds + UInt64(max(0, $0) * 1e9) }
+        /// Waits `seconds` before the next attempt, never past the deadline (which ends the download).
+        func pauseBeforeRetry(_ seconds: Double) async throws {
+            var pause = UInt64(max(0, seconds) * 1e9)
+            if let deadline {
+                let now = DispatchTime.now().uptimeNanoseconds
+                guard now < deadline else { throw Self.deadlineError(modelId, options) }
+                pause = min(pause, deadline - now)
+            }
+            try await Task.sleep(nanoseconds: pause)
+        }
         let writer = ArtifactWriter(fd: fd, path: partialPath, expectedSize: expectedSize, deadline: deadline, progress: progress)
         var url = try Self.checkedStorageURL(ticket.downloadUrl, allowingPlainHTTP: plainHTTP)
         var redirects = 0, refreshes = 0, resumes = 0
@@ -254,17 +264,10 @@ extension ManashikiClient {
                 // beyond it the caller gets `rateLimited` and the bytes are kept.
                 try await writer.flush()
                 resumes += 1
-                let wait = retryAfter.map { min(Double($0), Self.maxStorageRetryAfter) } ?? options.resumeBackoff
                 guard resumes <= options.maxResumes, retryAfter.map({ Double($0) <= Self.maxStorageRetryAfter }) ?? true else {
                     throw APIError.rateLimited(retryAfter: retryAfter)
                 }
-                var pause = UInt64(max(0, wait) * 1e9)
-                if let deadline {
-                    let now = DispatchTime.now().uptimeNanoseconds
-                    guard now < deadline else { throw Self.deadlineError(modelId, options) }
-                    pause = min(pause, deadline - now)
-                }
-                try await Task.sleep(nanoseconds: pause)
+                try await pauseBeforeRetry(retryAfter.map(Double.init) ?? options.resumeBackoff)
             } catch let error as APIError where Self.isResumable(error) {
                 try await writer.flush()
                 // The budget counts resumptions without progress (less than 1 MiB since the
@@ -274,14 +277,7 @@ extension ManashikiClient {
                 progressMark = writer.written
                 resumes += 1
                 guard resumes <= options.maxResumes else { throw error }
-                let delay = min(4, options.resumeBackoff * pow(2, Double(resumes - 1)))
-                var pause = UInt64(delay * 1e9)
-                if let deadline {
-                    let now = DispatchTime.now().uptimeNanoseconds
-                    guard now < deadline else { throw Self.deadlineError(modelId, options) }
-                    pause = min(pause, deadline - now)
-                }
-                try await Task.sleep(nanoseconds: pause)
+                try await pauseBeforeRetry(min(4, options.resumeBackoff * pow(2, Double(resumes - 1))))
             }
         }
 

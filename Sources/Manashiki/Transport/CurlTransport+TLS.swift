@@ -59,13 +59,13 @@ extension CurlErrorText {
         for prefix in ["SSL certificate problem: ", "SSL: "] where reason.hasPrefix(prefix) { reason.removeFirst(prefix.count) }
         if reason.contains("://") || reason.contains("?") { reason = "libcurl error \(code)" }
         if reason.isEmpty { reason = "libcurl error \(code)" }
-        // With an explicit bundle (`pem`), say it did not help: the advice to add a CA bundle
-        // is then about this file (it may hold a server's certificate instead of its CA's).
-        if let bundle = locations.bundle, [51, 60, 83].contains(code),
-           !reason.contains("expired"), !reason.contains("not yet valid") {
+        // A certificate whose issuer is not trusted (not one that expired or is not yet valid).
+        let issuerUntrusted = [51, 60, 83].contains(code) && !reason.contains("expired") && !reason.contains("not yet valid")
+        if issuerUntrusted, let bundle = locations.bundle {
+            // With an explicit bundle, say it did not help: the advice to add a CA bundle is
+            // then about this file (it may hold a server's certificate instead of its CA's).
             reason += "; the CA bundle \(bundle) does not hold the CA that issued it"
-        } else if let directory = locations.directory, [51, 60, 83].contains(code),
-                  !reason.contains("expired"), !reason.contains("not yet valid") {
+        } else if issuerUntrusted, let directory = locations.directory {
             // SSL_CERT_DIR: OpenSSL finds a CA there only through its hash-named link, so a
             // PEM file copied in without `openssl rehash` is not seen.
             reason += "; if its CA is in SSL_CERT_DIR (\(directory)), run `openssl rehash` on that directory (OpenSSL finds CAs there by hash-named links)"

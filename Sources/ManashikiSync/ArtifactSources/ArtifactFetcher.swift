@@ -50,15 +50,21 @@ struct ArtifactFetcher: Sendable {
         for s in eligible(isPrivate: isPrivate) {
             if let bundle = s.bundle {
                 if FileManager.default.fileExists(atPath: bundle.blob(sha256).path) { return s.label }
-            } else if mirrorClient != nil {
-                switch indexes[s.label] {
-                case .listed(let held)? where !held.contains(sha256): continue
-                case .unreachable?: continue
-                default: return s.label
-                }
+            } else if mirrorClient != nil, indexExcludes(s.label, sha256) == nil {
+                return s.label
             }
         }
         return registryAllowed ? "registry" : nil
+    }
+
+    /// Why mirror `label` is not asked for `sha256` this run, from what `readIndexes()` found:
+    /// its index does not list the blob, or it did not answer; nil when it may be asked.
+    func indexExcludes(_ label: String, _ sha256: String) -> String? {
+        switch indexes[label] {
+        case .listed(let held)? where !held.contains(sha256): return "its \(BundleLayout.indexName) does not list sha256 \(sha256.prefix(12))…"
+        case .unreachable(let error)?: return "not used this run (\(SyncFailure(error).message))"
+        default: return nil
+        }
     }
 
     /// Why no eligible source is expected to serve `sha256`: each source and its reason, as a
@@ -66,11 +72,7 @@ struct ArtifactFetcher: Sendable {
     func whyNoSource(sha256: String, isPrivate: Bool) -> String {
         let tried = eligible(isPrivate: isPrivate).map { s -> String in
             if s.bundle != nil { return "\(s.label): no \(BundleLayout.blobPath(sha256))" }
-            switch indexes[s.label] {
-            case .listed?: return "\(s.label): its \(BundleLayout.indexName) does not list sha256 \(sha256.prefix(12))…"
-            case .unreachable(let error)?: return "\(s.label): not used this run (\(SyncFailure(error).message))"
-            default: return "\(s.label): this registry client cannot download from mirrors"
-            }
+            return "\(s.label): " + (indexExcludes(s.label, sha256) ?? "this registry client cannot download from mirrors")
         }
         return tried.isEmpty ? "no source can serve it" : tried.joined(separator: "; ")
     }
@@ -101,16 +103,12 @@ struct ArtifactFetcher: Sendable {
                     model = try await Self.offPool { try directory.installCopy(of: blob.path, as: modelId, sha256: target.sha256, size: target.size, version: target.version) }
                     progress(model.size, model.size)
                 } else if case .mirror(let base) = s.source.kind, let mirrorClient {
-                    switch indexes[s.label] {
-                    case .listed(let held)? where !held.contains(target.sha256):
-                        skipped.append("\(s.label): its \(BundleLayout.indexName) does not list sha256 \(target.sha256.prefix(12))…")
+                    if let why = indexExcludes(s.label, target.sha256) {
+                        if case .unreachable(let error)? = indexes[s.label], Self.isConfigurationProblem(error) {
+                            warn("\(s.label) was not used for \(modelId): \(SyncFailure(error).message)")
+                        }
+                        skipped.append("\(s.label): \(why)")
                         continue
-                    case .unreachable(let error)?:
-                        let why = Self.describe(error, target: target)
-                        if Self.isConfigurationProblem(error) { warn("\(s.label) was not used for \(modelId): \(why)") }
-                        skipped.append("\(s.label): not used this run (\(why))")
-                        continue
-                    default: break
                     }
                     let expected = ExpectedArtifact(sha256: target.sha256, size: target.size, version: target.version)
                     model = try await mirrorClient.downloadFromMirror(modelId, url: ArtifactSource.blobURL(base, target.sha256),

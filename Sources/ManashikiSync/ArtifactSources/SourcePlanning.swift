@@ -104,9 +104,12 @@ struct FetchContext: Sendable {
     /// Why `target` may not be downloaded from the registry, or nil when it may.
     func registryRefusal(_ modelId: String, _ target: ArtifactTarget) -> String? {
         if offline { return "--offline makes no network request, so the registry is not tried" }
-        if fallback == .none { return "the manifest says \"fallback\": \"none\", so the registry is not tried — add a source that holds it" }
+        if fallback == .none {
+            return BlockCause.unavailableReason("the manifest says \"fallback\": \"none\", so the registry is not tried", instruction: .addSource)
+        }
         if let serves = registryServes, serves[modelId] != target.sha256 {
-            return "the registry no longer serves the locked artifact (it serves \(serves[modelId].map { "sha256 \($0.prefix(12))…" } ?? "no such model")) — add a bundle or mirror that holds it (`manashiki-sync export`), or run `manashiki-sync lock` to move on"
+            return BlockCause.unavailableReason("the registry no longer serves the locked artifact (it serves \(serves[modelId].map { "sha256 \($0.prefix(12))…" } ?? "no such model"))",
+                                                instruction: .addBundleOrRelock)
         }
         return nil
     }

@@ -30,8 +30,9 @@ import Darwin
 ///   otherwise it is reported as not exported, saying so. (A model recorded without facts, by
 ///   a store older than them, is exported as before.)
 /// - **One export at a time per bundle.** The bundle directory is `flock`ed for the whole run;
-///   a second export into it fails at once with `BundleBusy` instead of merging indexes badly
-///   (on a file system without locks, such as some network mounts, the export runs unlocked).
+///   a second export into it waits up to its `lockTimeout`, then fails with `BundleBusy`
+///   instead of merging indexes badly (on a file system without locks, such as some network
+///   mounts, the export runs unlocked).
 ///
 /// ```swift
 /// let report = try BundleExporter.export(store: StoreLayout(directory: store),
@@ -107,10 +108,9 @@ public enum BundleExporter {
 
     /// Exports `selection` from `store` into `bundle` (private models only with `includePrivate`).
     ///
-    /// One export writes a bundle at a time: an exclusive `flock` on the bundle directory,
-    /// waited for up to `lockTimeout`. The wait is never zero by default: a process spawned
-    /// elsewhere in this program holds a copy of every descriptor until it `exec`s, so a lock
-    /// released an instant ago can still look held for a moment.
+    /// `lockTimeout` is not zero by default: a process spawned elsewhere in this program holds
+    /// a copy of every descriptor until it `exec`s, so a lock released an instant ago can still
+    /// look held for a moment (`POSIX.lock(_:waitingUpTo:)`).
     /// - Throws: `ArtifactFileError` when nothing can be exported at all (no usable state, an
     ///   index of a newer format or that is not a bundle index, an unwritable bundle
     ///   directory); `BundleBusy` when another export held the bundle for `lockTimeout`.

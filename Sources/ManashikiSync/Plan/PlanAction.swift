@@ -67,8 +67,36 @@ public enum BlockCause: Sendable, Hashable {
     case sunset
     /// The model cannot run on the device (each reason in words).
     case incompatible([String])
-    /// `--offline` or `--locked`: no bundle, lock or source can satisfy the entry.
+    /// `--offline` or `--locked`: no bundle, lock or source can satisfy the entry. The reason
+    /// may end in its own instruction (`unavailableParts`).
     case unavailable(String)
+}
+
+extension BlockCause {
+    /// The instructions an `unavailable` reason can end with, after `instructionSeparator`.
+    enum Instruction: String, CaseIterable {
+        /// `"fallback": "none"` keeps the registry out.
+        case addSource = "add a source that holds it"
+        /// A locked artifact the registry no longer serves.
+        case addBundleOrRelock = "add a bundle or mirror that holds it (`manashiki-sync export`), or run `manashiki-sync lock` to move on"
+    }
+
+    /// What separates an `unavailable` reason from its instruction.
+    static let instructionSeparator = " — "
+
+    /// `reason` followed by `instruction`, as an `unavailable` reason carries it.
+    static func unavailableReason(_ reason: String, instruction: Instruction) -> String {
+        reason + instructionSeparator + instruction.rawValue
+    }
+
+    /// An `unavailable` reason split into what happened and the instruction it ends with (nil
+    /// when it ends with none: the caller gives the generic advice).
+    public static func unavailableParts(_ why: String) -> (what: String, instruction: String?) {
+        for instruction in Instruction.allCases where why.hasSuffix(instructionSeparator + instruction.rawValue) {
+            return (String(why.dropLast((instructionSeparator + instruction.rawValue).count)), instruction.rawValue)
+        }
+        return (why, nil)
+    }
 }
 
 /// What the plan does with one model.

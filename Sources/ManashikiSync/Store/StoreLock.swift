@@ -53,7 +53,7 @@ public final class StoreLock: Sendable {
     /// What a run that gave up waiting for the lock says, in every command:
     /// `another run holds the lock on DIR (waited 30 s); try again when it has finished`.
     public static func heldMessage(_ layout: StoreLayout, waited: Duration) -> String {
-        "another run holds the lock on \(layout.directory.path) (waited \(String(format: "%g", Double(waited.components.seconds) + Double(waited.components.attoseconds) / 1e18)) s); try again when it has finished"
+        "another run holds the lock on \(layout.directory.path) (waited \(String(format: "%g", waited / .seconds(1))) s); try again when it has finished"
     }
 
     /// Releases the lock. Safe to call more than once.

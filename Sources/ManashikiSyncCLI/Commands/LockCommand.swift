@@ -116,17 +116,10 @@ package struct LockCommand: Sendable {
     }
 
     private func unreachable(_ error: any Error, lockURL: URL) -> ExitCode {
-        let advice = ErrorAdvice.text(for: SyncFailure(error))
-        context.console.error(ErrorAdvice.line(modelId: nil, what: advice.what, todo: todo(advice.todo)))
+        let advice = ErrorAdvice.text(for: SyncFailure(error), rerun: options.check ? "manashiki-sync lock --check" : "manashiki-sync lock")
+        context.console.error(ErrorAdvice.line(modelId: nil, what: advice.what, todo: advice.todo))
         emit(outcome: "failed", code: .failure, lockURL: lockURL, differences: [], error: advice.what)
         return .failure
-    }
-
-    /// The generic advice names `sync`: say which command to run again.
-    private func todo(_ generic: String) -> String {
-        let command = options.check ? "manashiki-sync lock --check" : "manashiki-sync lock"
-        return generic.replacingOccurrences(of: "`manashiki-sync sync`", with: "`\(command)`")
-            .replacingOccurrences(of: "the next run retries (or run `\(command)` again)", with: "run `\(command)` again when the registry is reachable")
     }
 
     private func emit(outcome: String, code: ExitCode, lockURL: URL, differences: [(String, String)], error: String?, models: [PinnedArtifact] = [],

@@ -5,8 +5,9 @@ import ManashikiSync
 /// Turns failures and blocked plan items into one line: what happened, then what to do,
 /// phrased for someone running the command (not for an app calling the SDK).
 package enum ErrorAdvice {
-    /// What happened and what to do about a failed action.
-    package static func text(for failure: SyncFailure) -> (what: String, todo: String) {
+    /// What happened and what to do about a failed action. `rerun` is the command to run
+    /// again when it is not a sync (whose next scheduled run retries by itself).
+    package static func text(for failure: SyncFailure, rerun: String? = nil) -> (what: String, todo: String) {
         if let api = failure.apiError {
             switch api {
             case .sessionRequired:
@@ -36,9 +37,10 @@ package enum ErrorAdvice {
         }
         // Say "usually temporary" once: the SDK's text may already say it.
         let temporary = failure.description.range(of: "usually temporary", options: .caseInsensitive) == nil ? "this is usually temporary: " : ""
+        let again = rerun.map { "run `\($0)` again when the registry is reachable" } ?? "the next run retries (or run `manashiki-sync sync` again)"
         let todo = failure.isRetryable
-            ? "\(temporary)the next run retries (or run `manashiki-sync sync` again)"
-            : "fix the cause above, then run `manashiki-sync sync` again"
+            ? "\(temporary)\(again)"
+            : "fix the cause above, then run `\(rerun ?? "manashiki-sync sync")` again"
         return (failure.description, todo)
     }
 
@@ -67,13 +69,10 @@ package enum ErrorAdvice {
             return ("\(count) files would be pruned but at most \(max) may be deleted in one run",
                     "check the manifest lists every model you want; if the prunes are intended, pass --max-delete \(count) or raise store.prune.maxDeletes")
         case .unavailable(let why):
-            // A reason that ends in its own instruction ("… — add a bundle or mirror that holds
-            // it …, or run `manashiki-sync lock`"; a locked artifact, "fallback": "none") is
-            // said once, not followed by the generic one, which is about offline runs.
-            if let dash = why.range(of: " — add ", options: .backwards) {
-                return (String(why[..<dash.lowerBound]), String(why[why.index(dash.lowerBound, offsetBy: 3)...]))
-            }
-            return (why, "add a bundle that holds it (`manashiki-sync export` on a synced machine, then \"sources\" or --from), or run online")
+            // A reason that carries its own instruction (a locked artifact, "fallback": "none")
+            // says it once, not followed by the generic one, which is about offline runs.
+            let parts = BlockCause.unavailableParts(why)
+            return (parts.what, parts.instruction ?? "add a bundle that holds it (`manashiki-sync export` on a synced machine, then \"sources\" or --from), or run online")
         case .emptyManifest:
             return ("the manifest lists no models, so pruning would empty the store",
                     "add models to the manifest, or set store.prune.allowEmptyManifest to true if emptying is intended")

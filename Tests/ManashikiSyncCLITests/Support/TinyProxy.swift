@@ -1,26 +1,20 @@
 import Foundation
 import ManashikiTestSupport
-#if canImport(Glibc)
-import Glibc
-#elseif canImport(Darwin)
-import Darwin
-#endif
 
 /// Debian's tinyproxy on a free loopback port with a generated configuration, in the
 /// foreground, logging every request it relays (`Request (file descriptor 5): GET http://… HTTP/1.1`,
 /// `CONNECT host:port`), as a corporate forward proxy would.
-final class TinyProxy: @unchecked Sendable {
+final class TinyProxy: Sendable {
     /// Debian's `/usr/bin/tinyproxy`, found on the tools' search path.
     static var executable: URL? { ExternalTool.find("tinyproxy").map(URL.init(fileURLWithPath:)) }
     static var isInstalled: Bool { executable != nil }
 
-    let port: Int
     let workdir: URL
-    private let child: RunningChild
-    private var stopped = false
+    private let daemon: LoopbackDaemon
+    var port: Int { daemon.port }
 
     /// `127.0.0.1:port`.
-    var address: String { "127.0.0.1:\(port)" }
+    var address: String { daemon.address }
     /// Its log so far.
     var log: String { (try? String(contentsOf: workdir.appendingPathComponent("tinyproxy.log"), encoding: .utf8)) ?? "" }
     /// The request lines it relayed (`GET http://127.0.0.1:1234/api/models HTTP/1.1`, `CONNECT 127.0.0.1:1 HTTP/1.1`).
@@ -35,11 +29,8 @@ final class TinyProxy: @unchecked Sendable {
     init(extra: [String] = []) async throws {
         workdir = FileManager.default.temporaryDirectory.appendingPathComponent("tinyproxy-\(UUID().uuidString.prefix(8))")
         try FileManager.default.createDirectory(at: workdir, withIntermediateDirectories: true)
-        guard let executable = Self.executable else {
-            throw NSError(domain: "TinyProxy", code: 2, userInfo: [NSLocalizedDescriptionKey: "tinyproxy is not installed (.ci/run installs it)"])
-        }
         let workdir = self.workdir
-        let (port, child) = try await LoopbackDaemon.start("tinyproxy") { port in
+        daemon = try await LoopbackDaemon("tinyproxy", executable: Self.executable) { executable, port in
             let config = ([
                 "Port \(port)",
                 "Listen 127.0.0.1",
@@ -54,22 +45,13 @@ final class TinyProxy: @unchecked Sendable {
             try config.write(toFile: path, atomically: true, encoding: .utf8)
             return try RunningChild.start(executable, ["-d", "-c", path], path: "/usr/bin:/bin", in: workdir)
         }
-        self.port = port
-        self.child = child
-    }
-
-    /// A test that threw before `stop()` leaves no proxy running.
-    deinit {
-        if !stopped { child.send(SIGKILL) }
     }
 
     /// Stops it and returns the request lines it relayed (`requests`, read once it has exited,
     /// so every line is in the file).
     @discardableResult
     func stop() async -> [String] {
-        stopped = true
-        child.send(SIGTERM)
-        _ = await child.finish(timeout: 10)
+        _ = await daemon.stop()
         let relayed = requests
         try? FileManager.default.removeItem(at: workdir)
         return relayed
