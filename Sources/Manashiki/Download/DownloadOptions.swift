@@ -37,8 +37,8 @@ public struct DownloadOptions: Sendable, Hashable {
     /// Called when a transfer cannot start because no network the policy allows is available
     /// and it waits for one (`NetworkPolicy.waitsForConnectivity`; URLSession's
     /// `urlSession(_:taskIsWaitingForConnectivity:)` on Apple platforms, at most once per
-    /// request). The wait lasts until a network appears, the idle timeout does not end it:
-    /// bound it with `deadline`. Not called on Linux (neither libcurl nor FoundationNetworking
+    /// request). URLSession bounds the wait by its resource timeout (7 days in
+    /// `URLSessionTransport`), not the idle timeout: bound it with `deadline`. Not called on Linux (neither libcurl nor FoundationNetworking
     /// waits). Options compare equal whatever this closure is.
     public var onWaitingForNetwork: (@Sendable () -> Void)? {
         get { waitingObserver.body }

@@ -94,6 +94,15 @@ public final class BackgroundModelDownloads: NSObject, URLSessionDownloadDelegat
         BackgroundSessionLogic.defaultIdentifier(bundleIdentifier: Bundle.main.bundleIdentifier)
     }
 
+    /// The default identifier of the process whose bundle identifier is `bundleIdentifier`:
+    /// what the containing app passes as `identifier:` to take over an extension's session when
+    /// the system hands it that session's events
+    /// (`application(_:handleEventsForBackgroundURLSession:completionHandler:)` with
+    /// `defaultIdentifier(forBundleIdentifier: "com.acme.app.widget")`).
+    public static func defaultIdentifier(forBundleIdentifier bundleIdentifier: String) -> String {
+        BackgroundSessionLogic.defaultIdentifier(bundleIdentifier: bundleIdentifier)
+    }
+
     /// `Library/Application Support/ManashikiModels` in the App Group's container, the store to
     /// give the client (`ManashikiClient(storageDirectory:)`) when an app and its extensions
     /// share models; nil when the process does not belong to the group (on iOS; macOS returns
@@ -321,7 +330,8 @@ public final class BackgroundModelDownloads: NSObject, URLSessionDownloadDelegat
 
     public func urlSession(_ session: URLSession, didBecomeInvalidWithError error: (any Error)?) {
         let reason = error.map { TransportErrorText.apiError(for: $0, host: "the system").localizedDescription } ?? "invalidated"
-        invalidation.withLock { $0 = BackgroundSessionError(identifier: identifier, problem: .invalidated(reason)) }
+        let problem = BackgroundSessionLogic.invalidation(code: (error as? URLError)?.code.rawValue, description: reason, identifier: identifier)
+        invalidation.withLock { $0 = problem }
     }
 
     // No `urlSession(_:task:willPerformHTTPRedirection:newRequest:completionHandler:)`: Apple

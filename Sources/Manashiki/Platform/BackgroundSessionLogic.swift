@@ -40,6 +40,18 @@ enum BackgroundSessionLogic {
         return nil
     }
 
+    /// Why the system invalidated a session, from the error's `URLError` code:
+    /// `backgroundSessionRequiresSharedContainer` (-995) and `backgroundSessionInUseByAnotherProcess`
+    /// (-996) (developer.apple.com/documentation/foundation/urlerror; iOS 8, macOS 10.10,
+    /// tvOS 9, watchOS 2, visionOS 1) say what to do; anything else is passed on as worded.
+    static func invalidation(code: Int?, description: String, identifier: String) -> BackgroundSessionError {
+        switch code {
+        case .some(-995): return BackgroundSessionError(identifier: identifier, problem: .extensionWithoutAppGroup)
+        case .some(-996): return BackgroundSessionError(identifier: identifier, problem: .inUseByAnotherProcess)
+        default: return BackgroundSessionError(identifier: identifier, problem: .invalidated(description))
+        }
+    }
+
     /// The CAs a client's foreground transfers trust, so its background transfers trust the
     /// same (`ServerTrustEvaluation` answers both sessions' challenges).
     static func trust(of transport: any HTTPTransport) -> TLSTrust {
@@ -287,6 +299,9 @@ public struct BackgroundSessionError: Error, Sendable, Equatable, LocalizedError
         case extensionWithoutAppGroup
         /// `appGroup:` is empty.
         case emptyAppGroup
+        /// Another process (the app, or one of its extensions) is connected to a session with
+        /// this identifier; a session serves one process at a time.
+        case inUseByAnotherProcess
         /// The system invalidated the session (its reason).
         case invalidated(String)
     }
@@ -309,6 +324,8 @@ public struct BackgroundSessionError: Error, Sendable, Equatable, LocalizedError
             return "The background session \(identifier) was created in an app extension without an App Group: Apple invalidates it. Add an App Group to both the app and the extension (Signing & Capabilities) and pass it as BackgroundModelDownloads(appGroup:); keep the store in that group's container (BackgroundModelDownloads.storageDirectory(appGroup:))."
         case .emptyAppGroup:
             return "The background session \(identifier) was given an empty App Group identifier. Pass the identifier of an App Group the app (and its extensions) belong to, e.g. group.com.acme.models, or nil outside an extension."
+        case .inUseByAnotherProcess:
+            return "Another process is connected to the background session \(identifier): the app and an extension used one identifier at the same time, and the system invalidated this one. Let each process use its own (the default, BackgroundModelDownloads.defaultIdentifier); the app connects to an extension's session only when the system hands it that session's events."
         case .invalidated(let reason):
             return "The system invalidated the background session \(identifier) (\(reason)); create BackgroundModelDownloads again at the next launch. If this happens in an app extension, check that appGroup: names an App Group the extension belongs to."
         }

@@ -87,7 +87,7 @@ package final class PlainRenderer: RunRenderer, @unchecked Sendable {
     }
 
     /// What a download waiting for a network shows.
-    static let waitingText = "waiting for a network the policy allows (policies.network); it continues when one appears, or stops at the deadline"
+    static let waitingText = "waiting for a network the policy allows (policies.network); it continues when one appears (policies.downloadTimeoutSeconds bounds the wait)"
 
     /// `id: installed 1.4.0 (4.0 MiB in 2s)`.
     static func resultLine(_ r: ModelResult, seconds: Double?) -> String {

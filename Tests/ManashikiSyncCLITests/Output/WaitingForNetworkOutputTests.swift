@@ -5,7 +5,7 @@ import ManashikiSync
 
 @Suite("A download waiting for a network, as the CLI shows it")
 struct WaitingForNetworkOutputTests {
-    @Test("--json writes a model.waiting line; plain text says what it waits for and what ends the wait")
+    @Test("--json writes a model.waiting line; plain text says what it waits for and what bounds the wait")
     func rendered() throws {
         let out = BufferOutput(), clock = RendererFixtures.Clock()
         let json = JSONEventWriter(console: RendererFixtures.console(out, BufferOutput(), clock: clock))
@@ -18,6 +18,6 @@ struct WaitingForNetworkOutputTests {
         let text = BufferOutput()
         let plain = PlainRenderer(console: RendererFixtures.console(text, BufferOutput(), clock: clock), verbosity: .normal)
         plain.handle(.waitingForNetwork(modelId: "alpha"))
-        #expect(text.lines == ["alpha: waiting for a network the policy allows (policies.network); it continues when one appears, or stops at the deadline"])
+        #expect(text.lines == ["alpha: waiting for a network the policy allows (policies.network); it continues when one appears (policies.downloadTimeoutSeconds bounds the wait)"])
     }
 }

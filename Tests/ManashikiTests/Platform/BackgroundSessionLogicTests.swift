@@ -43,6 +43,16 @@ struct BackgroundSessionLogicTests {
         if let problem { #expect(problem.errorDescription?.contains("App Group") == true) }
     }
 
+    @Test("an invalidated session says what to do for the two background-session error codes")
+    func invalidations() {
+        #expect(BackgroundSessionLogic.invalidation(code: -995, description: "x", identifier: "id").problem == .extensionWithoutAppGroup)
+        let inUse = BackgroundSessionLogic.invalidation(code: -996, description: "x", identifier: "id")
+        #expect(inUse.problem == .inUseByAnotherProcess)
+        #expect(inUse.errorDescription?.contains("its own") == true)
+        #expect(BackgroundSessionLogic.invalidation(code: -1009, description: "offline", identifier: "id").problem == .invalidated("offline"))
+        #expect(BackgroundSessionLogic.invalidation(code: nil, description: "invalidated", identifier: "id").problem == .invalidated("invalidated"))
+    }
+
     @Test("a session's records folder is its identifier when that is a plain name, else a digest of it")
     func folderNames() {
         #expect(BackgroundRecords.folderName(for: "com.acme.models.manashiki.background") == "com.acme.models.manashiki.background")
