@@ -57,7 +57,7 @@ let package = Package(
         .testTarget(name: "ManashikiRegistryTests", dependencies: ["ManashikiRegistry", "ManashikiCore", "Manashiki", "ManashikiTestSupport", "manashiki-registry"]),
         .testTarget(name: "ManashikiSyncTests", dependencies: ["ManashikiSync", "Manashiki", "ManashikiCore", "ManashikiTestSupport", "ManashikiRegistry", "ManashikiProcess"]),
         .testTarget(name: "ManashikiSyncCLITests", dependencies: ["ManashikiSyncCLI", "ManashikiSync", "ManashikiCore", "ManashikiRegistry", "ManashikiTestSupport", "ManashikiProcess", "manashiki-sync"]),
-        // Failure injection, crashes, file-system hazards and secrets (README "Reliability").
+        // Failure injection, crashes, file-system hazards and secrets (docs/reliability.md).
         .testTarget(
             name: "ManashikiReliabilityTests",
             dependencies: ["Manashiki", "ManashikiCore", "ManashikiSync", "ManashikiSyncCLI", "ManashikiRegistry", "ManashikiTestSupport", "ManashikiProcess", "manashiki-sync"]

@@ -5,7 +5,7 @@ import ManashikiRegistry
 import ManashikiTestSupport
 
 /// Proxies from the environment, through a real logging forward proxy (Debian's tinyproxy) in
-/// front of the development registry, with the built binary (README "Proxies").
+/// front of the development registry, with the built binary (docs/networking.md, "Proxies").
 @Suite("proxies: HTTP_PROXY, no_proxy, errors and credentials (built binary, tinyproxy, development registry)")
 struct ProxyTests {
     /// A password tests look for in every output.
