@@ -38,6 +38,18 @@ public enum BackgroundDownloadEvent: Sendable, Equatable {
     }
 }
 
+/// What `BackgroundModelDownloads.enqueue` did.
+public enum BackgroundEnqueueOutcome: Sendable, Equatable {
+    /// A new transfer was handed to the system.
+    case started
+    /// The transfer continues from resume data kept after the system stopped it.
+    case resumed
+    /// A transfer of this artifact is already with the system: nothing new.
+    case alreadyRunning
+    /// The artifact is already downloaded and is being verified and installed.
+    case installing
+}
+
 /// Why the SDK handed a transfer to the system again.
 public enum BackgroundRequeueReason: Sendable, Equatable {
     /// The signed URL expired (the storage host answered 403 or 410): a discretionary or

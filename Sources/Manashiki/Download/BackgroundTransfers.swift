@@ -76,14 +76,9 @@ final class BackgroundTransfers<Handler: Sendable>: @unchecked Sendable {
 
     // MARK: Enqueue
 
-    /// What `enqueue` did.
-    enum Enqueued: Sendable, Equatable {
-        case started, resumed, alreadyRunning, installing
-    }
-
     /// Resolves the model's signed URL and hands the transfer to the system, continuing from
     /// kept resume data when it can; `tasks` are the session's tasks now.
-    func enqueue(_ modelId: String, session token: String?, expecting: ExpectedArtifact?, tasks: [BackgroundSessionLogic.TaskSnapshot]) async throws -> Enqueued {
+    func enqueue(_ modelId: String, session token: String?, expecting: ExpectedArtifact?, tasks: [BackgroundSessionLogic.TaskSnapshot]) async throws -> BackgroundEnqueueOutcome {
         if let problem = settings.problem { throw problem }
         let sessionToken: String? = if let token { token } else { try await settings.sessionToken?(modelId) }
         let (request, ticket) = try await client.backgroundDownloadRequest(modelId, session: sessionToken, expecting: expecting)

@@ -76,16 +76,7 @@ public final class BackgroundModelDownloads: NSObject, URLSessionDownloadDelegat
     public typealias Event = BackgroundDownloadEvent
 
     /// What `enqueue` did.
-    public enum Enqueued: Sendable, Equatable {
-        /// A new transfer was handed to the system.
-        case started
-        /// The transfer continues from resume data kept after the system stopped it.
-        case resumed
-        /// A transfer of this artifact is already with the system: nothing new.
-        case alreadyRunning
-        /// The artifact is already downloaded and is being verified and installed.
-        case installing
-    }
+    public typealias Enqueued = BackgroundEnqueueOutcome
 
     /// The identifier this process uses unless told otherwise:
     /// `<main bundle identifier>.manashiki.background` (an app and each of its extensions have
@@ -202,12 +193,7 @@ public final class BackgroundModelDownloads: NSObject, URLSessionDownloadDelegat
     @discardableResult
     public func enqueue(_ modelId: String, session token: String? = nil, expecting: ExpectedArtifact? = nil) async throws -> Enqueued {
         if let problem = invalidation.current { throw problem }
-        switch try await core.enqueue(modelId, session: token, expecting: expecting, tasks: await snapshots()) {
-        case .started: return .started
-        case .resumed: return .resumed
-        case .alreadyRunning: return .alreadyRunning
-        case .installing: return .installing
-        }
+        return try await core.enqueue(modelId, session: token, expecting: expecting, tasks: await snapshots())
     }
 
     /// Cancels the model's transfer and forgets its kept resume data and any downloaded file
