@@ -11,7 +11,8 @@ import Darwin
 public enum DiskSpace {
     /// Bytes available for models on the volume that holds (or will hold) `url`: on macOS, iOS
     /// and visionOS the system's capacity for important resources (free plus purgeable space),
-    /// elsewhere `statvfs`'s space available to this user. Nil if unknown.
+    /// elsewhere the file system's space available to this user (`statvfs`; `statfs` on Apple
+    /// platforms, see `VolumeCapacity.availableToUser`). Nil if unknown.
     public static func available(at url: URL) -> Int64? {
         guard let volume = existingAncestor(of: url) else { return nil }
         return choose(importantUsage: VolumeCapacity.importantUsage(at: volume), statvfs: statvfsAvailable(volume))
@@ -37,10 +38,9 @@ public enum DiskSpace {
         return candidate
     }
 
-    /// `statvfs`'s bytes available to this user.
+    /// The file system's bytes available to this user (`VolumeCapacity.availableToUser`:
+    /// `statvfs`, or `statfs` on Apple platforms).
     static func statvfsAvailable(_ url: URL) -> Int64? {
-        var info = statvfs()
-        guard statvfs(url.path, &info) == 0 else { return nil }
-        return Int64(info.f_bavail) * Int64(info.f_frsize)
+        VolumeCapacity.availableToUser(atPath: url.path)
     }
 }

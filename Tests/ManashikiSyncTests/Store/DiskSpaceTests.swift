@@ -31,4 +31,12 @@ struct DiskSpaceTests {
         #expect(VolumeCapacity.importantUsage(at: FileManager.default.temporaryDirectory) == nil) // none on Linux
         #endif
     }
+
+    @Test("block counts times block size: exact, and saturating where a file system reports all ones")
+    func blockArithmetic() {
+        #expect(VolumeCapacity.bytes(UInt64(5_000_000_000), of: UInt32(512)) == 2_560_000_000_000) // more blocks than 32 bits hold (Darwin statfs)
+        #expect(VolumeCapacity.bytes(UInt64.max, of: UInt32(4096)) == .max)
+        #expect(VolumeCapacity.bytes(UInt64(1) << 40, of: UInt(1) << 30) == .max)
+        #expect(VolumeCapacity.bytes(0, of: 4096) == 0)
+    }
 }
