@@ -14,11 +14,12 @@ let package = Package(
     ],
     targets: [
         // OpenSSL's libcrypto (Debian: libssl-dev). Used on Linux only; Apple platforms use CryptoKit.
-        .systemLibrary(
-            name: "CManashikiCrypto",
-            pkgConfig: "libcrypto",
-            providers: [.apt(["libssl-dev"])]
-        ),
+        // No `pkgConfig:`: the headers and library are on the default paths where it is used
+        // (`pkg-config --cflags --libs libcrypto` is just `-lcrypto`, which the module map links),
+        // and Xcode's package loader looks a system library's .pc file up on the Mac whatever its
+        // platform condition, warning "couldn't find pc file for libcrypto" in every app that
+        // adds the package (SwiftPM XCBuildSupport PIFBuilder.addSystemTarget; smithy-swift #629).
+        .systemLibrary(name: "CManashikiCrypto"),
         // libcurl's easy API, loaded with dlopen (Linux): streaming with real backpressure,
         // which FoundationNetworking's URLSession cannot pause.
         .target(name: "CManashikiShims", linkerSettings: [.linkedLibrary("dl", .when(platforms: [.linux]))]),

@@ -1,6 +1,7 @@
 #ifndef C_MANASHIKI_CRYPTO_H
 #define C_MANASHIKI_CRYPTO_H
-// OpenSSL's libcrypto, as installed by Debian's libssl-dev. Linux only.
+// OpenSSL's libcrypto, as installed by Debian's libssl-dev. Linux only. If this include fails:
+// `apt-get install libssl-dev` (Debian, Ubuntu) or `dnf install openssl-devel` (Fedora, RHEL).
 #include <openssl/sha.h>
 #include <openssl/evp.h>
 #include <openssl/hmac.h>
