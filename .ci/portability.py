@@ -735,6 +735,7 @@ def check_tree(root):
                     path = os.path.join(dirpath, name)
                     check_c(os.path.relpath(path, root), open(path, encoding="utf-8").read(), findings)
     findings.extend(check_privacy(root, local))
+    findings.extend(check_system_libraries(root))
     for (target, platform), sites in sorted(mains.items()):
         files = sorted(set(p for p, _ in sites))
         has_main_swift = any(os.path.basename(p) == "main.swift" for p in files)
@@ -743,6 +744,24 @@ def check_tree(root):
             if count > 1:
                 findings.append(Finding(files[0], sites[0][1], platform,
                                         "executable target %s has %d entry points (@main / main.swift): %s" % (target, count, ", ".join(files))))
+    return findings
+
+
+def check_system_libraries(root):
+    """A `.systemLibrary` with `pkgConfig:` that no target uses on an Apple platform: Xcode's
+    package loader looks its .pc file up on the Mac anyway (SwiftPM XCBuildSupport's
+    PIFBuilder.addSystemTarget runs pkg-config for every system target, whatever the dependency's
+    platform condition) and warns "couldn't find pc file" in every app that adds the package."""
+    path = os.path.join(root, "Package.swift")
+    if not os.path.exists(path):
+        return []
+    targets, _ = package_targets(root)
+    apple_deps = {d for _, deps, _ in targets.values() for d in deps}
+    findings = []
+    for name, (kind, _, block) in targets.items():
+        if kind == "systemLibrary" and re.search(r"\bpkgConfig\s*:", block) and name not in apple_deps:
+            findings.append(Finding("Package.swift", 1, "Apple",
+                "system library %s is used on Linux only but names pkgConfig: Xcode looks its .pc file up on the Mac anyway and warns in every app; drop pkgConfig (the module map links the library) or use it on Apple platforms too" % name))
     return findings
 
 
@@ -841,7 +860,10 @@ def package_targets(root):
     path = os.path.join(root, "Package.swift")
     text = open(path, encoding="utf-8").read() if os.path.exists(path) else ""
     targets = {}
-    for m in re.finditer(r"\.(target|executableTarget|testTarget|systemLibrary|binaryTarget)\(", text):
+    end = 0  # a `.target(name:condition:)` inside a target's dependencies is a reference, not a target
+    for m in re.finditer(r"\.(target|executableTarget|testTarget|systemLibrary|binaryTarget|plugin)\(", text):
+        if m.start() < end:
+            continue
         depth, i = 0, m.end() - 1
         while i < len(text):
             depth += {"(": 1, ")": -1}.get(text[i], 0)
@@ -849,6 +871,7 @@ def package_targets(root):
                 break
             i += 1
         block = text[m.end():i]
+        end = i
         name = re.match(r'\s*name:\s*"([^"]+)"', block)
         if not name:
             continue
@@ -991,6 +1014,9 @@ BAD = {
         "#if os(macOS) || os(iOS)\nfunc f() { ProcessInfo.processInfo.performExpiringActivity(withReason: \"r\") { _ in } }\n#endif\n", "API_UNAVAILABLE(macos)"),
     "statvfs compiled for Apple platforms": ("Sources/A/Platform/V.swift",
         "#if os(Linux) || os(macOS)\nfunc f(_ p: String) -> UInt64 { var i = statvfs(); _ = statvfs(p, &i); return UInt64(i.f_bavail) }\n#endif\n", "32-bit block counts"),
+    "a Linux-only system library with pkgConfig": ("Package.swift",
+        'let p = Package(targets: [.systemLibrary(name: "CL", pkgConfig: "libl"), .target(name: "A", dependencies: [.target(name: "CL", condition: .when(platforms: [.linux]))])])\n',
+        "used on Linux only but names pkgConfig"),
     "URLError's resume data on Linux": ("Sources/A/X.swift", "let d = (error as? URLError)?.downloadTaskResumeData\n", "Apple-only Foundation API"),
     "C: posix_spawn unguarded": ("Sources/CShim/s.c", "#include <spawn.h>\nint f(void) { return posix_spawn(0, 0, 0, 0, 0, 0); }\n", "prohibited on tvOS"),
     "C: TARGET_OS without TargetConditionals": ("Sources/CShim/t.c", "#if defined(__APPLE__) && TARGET_OS_OSX\nint x;\n#endif\n", "TargetConditionals"),
@@ -1005,6 +1031,8 @@ GOOD = {
     "whole-file guard": ("Sources/B/Z.swift", "#if os(Linux)\nimport Glibc\nlet s = \"/proc/self/status\"\n#endif\n"),
     "string mentions": ("Sources/A/S.swift", 'let s = "Process() and Glibc.send and MSG_NOSIGNAL"\n'),
     "ProcessInfo": ("Sources/A/P.swift", "let p = ProcessInfo.processInfo.environment\n"),
+    "a Linux-only system library without pkgConfig": ("Package.swift",
+        'let p = Package(targets: [.systemLibrary(name: "CL"), .target(name: "A", dependencies: [.target(name: "CL", condition: .when(platforms: [.linux]))])])\n'),
     "statvfs on Linux, statfs on Apple platforms": ("Sources/A/Platform/W.swift",
         "#if os(Linux)\nvar i = statvfs()\n#else\nvar i = statfs()\n#endif\n"),
     "spawn only on Linux and macOS": ("Sources/A/Platform/C.swift", "#if os(Linux) || os(macOS)\nlet c = ChildProcess()\n#endif\n"),
@@ -1049,7 +1077,8 @@ def run_self_test():
             write(root, rel, text)
             for extra, body in SELF_TEST_EXTRA.get(label, {}).items():
                 write(root, extra, body)
-            write(root, "Package.swift", 'let p = Package(targets: [.executableTarget(name: "tool")])\n')
+            if rel != "Package.swift":
+                write(root, "Package.swift", 'let p = Package(targets: [.executableTarget(name: "tool")])\n')
             found = check_tree(root)
             if found:
                 failures.append("false alarm: %s: %s" % (label, [str(f) for f in found]))
