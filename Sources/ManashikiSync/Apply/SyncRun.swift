@@ -131,6 +131,12 @@ final class SyncRun: Sendable {
             } else {
                 var indexes: [BundleIndex] = []
                 for source in fetcher.sources {
+                    if let oci = source.oci { // OCI: the tag's artifact, read by readIndexes() (oci-sources)
+                        if let artifact = oci.artifact { indexes.append(artifact.index) } else {
+                            context.unreadable.append("\(source.label): " + (oci.unusable.map { SyncFailure($0).message } ?? "no artifact was read"))
+                        }
+                        continue
+                    }
                     guard let bundle = source.bundle else { continue }
                     do { indexes.append(try BundleIndex.read(bundle)) } catch {
                         warnings.append("\(source.label) cannot be used offline: \(error)")
@@ -203,7 +209,7 @@ final class SyncRun: Sendable {
         let fetchContext = context
         let plan = SourcePlanning.adjust(Planner.plan(input), offline: options.offline, unavailable: { id in
             let spec = planManifest.models.first { $0.id == id }
-            let bundles = fetcher.sources.filter { $0.bundle != nil }.map(\.label)
+            let bundles = fetcher.sources.filter { $0.bundle != nil || $0.oci != nil }.map(\.label)
             var why = "offline, no bundle holds an artifact of \(id) satisfying \(spec.map { "\($0.version)" } ?? "the manifest")"
             why += bundles.isEmpty ? " (no bundle source is configured: add one to \"sources\" or pass --from DIR)" : " (searched: \(bundles.joined(separator: ", ")))"
             if !fetchContext.unreadable.isEmpty { why += "; unreadable: \(fetchContext.unreadable.joined(separator: "; "))" }
@@ -433,10 +439,21 @@ final class SyncRun: Sendable {
         let resolved = (options.extraSources + manifest.sources).map { source -> ArtifactFetcher.ResolvedSource in
             var bundle: BundleLayout?
             if case .bundle(let path) = source.kind { bundle = BundleLayout(directory: manifest.bundleDirectory(path)) }
-            return ArtifactFetcher.ResolvedSource(source: source, bundle: bundle, label: manifest.label(of: source))
+            var resolved = ArtifactFetcher.ResolvedSource(source: source, bundle: bundle, label: manifest.label(of: source))
+            resolved.oci = ociClient(source, label: resolved.label)
+            return resolved
         }
         return ArtifactFetcher(sources: resolved, mirrorClient: registry as? any MirrorDownloading, offline: options.offline,
                                mirrorIdleTimeout: options.mirrorIdleTimeout)
+    }
+
+    /// The registry client of an OCI source (oci-sources), over the registry client's transport
+    /// (its TLS trust and proxies), else the manifest's.
+    private func ociClient(_ source: ArtifactSource, label: String) -> OCISourceClient? {
+        guard case .oci(let reference) = source.kind,
+              let transport = (registry as? ManashikiClient)?.transport ?? (try? manifest.defaultTransport()) else { return nil }
+        return OCISourceClient(source, reference: reference, label: label, transport: transport, environment: options.environment,
+                               baseDirectory: manifest.baseDirectory, storeDirectory: layout.directory)
     }
 
     /// The facts of the record the plan used for `id`, when it describes this artifact.

@@ -32,6 +32,10 @@ extension ArtifactFetcher {
     mutating func readIndexes() async -> [String] {
         var warnings: [String] = []
         for source in sources {
+            if let oci = source.oci {
+                warnings += await oci.prepare(offline: offline)
+                continue
+            }
             if let bundle = source.bundle {
                 guard !offline else { continue }
                 if POSIX.lstatInfo(bundle.directory.path) == nil {
