@@ -44,9 +44,9 @@ struct OCIChallenge: Sendable, Hashable {
     }
 
     private static func take(_ s: inout Substring, while p: (Character) -> Bool) -> Substring {
-        let start = s.startIndex
-        while let c = s.first, p(c) { s = s.dropFirst() }
-        return s[start..<s.startIndex]
+        let taken = s.prefix(while: p)
+        s = s[taken.endIndex...]
+        return taken
     }
 
     private static func quoted(_ s: inout Substring) -> String {

@@ -72,7 +72,12 @@ struct OCIRegistryClient: Sendable {
         guard response.status == 200 else {
             let (code, _) = OCIErrorBody.parse(response.body)
             if response.status == 404 && code == "NAME_UNKNOWN" { throw OCIError.repositoryUnknown(reference.with(tag: tag)) }
-            if response.status == 404 { throw OCIError.tagUnknown(reference.with(tag: tag)) }
+            if response.status == 404 {
+                // distribution answers MANIFEST_UNKNOWN for a repository it has never seen: ask its tag list.
+                let tags = try? await send("GET", url("tags/list", query: [URLQueryItem(name: "n", value: "1")]))
+                if let tags, tags.status == 404, OCIErrorBody.parse(tags.body).code == "NAME_UNKNOWN" { throw OCIError.repositoryUnknown(reference.with(tag: tag)) }
+                throw OCIError.tagUnknown(reference.with(tag: tag))
+            }
             throw error(response, "GET manifest \(tag)")
         }
         let type = (response.head.headers["Content-Type"] ?? "").split(separator: ";").first.map { $0.trimmingCharacters(in: .whitespaces) } ?? ""
