@@ -1,3 +1,4 @@
+#if os(Linux) || os(macOS) // child processes (ManashikiProcess) exist on Linux and macOS only
 import Foundation
 import Testing
 import Manashiki
@@ -176,3 +177,4 @@ struct ManifestSyntaxTests {
         #expect(result.stderrLines == sample, "docs/sync-agent.md:\n\(sample.joined(separator: "\n"))\nbinary:\n\(result.stderr)")
     }
 }
+#endif

@@ -9,8 +9,9 @@ extension ManashikiClient {
     /// `URLSession`, with the ticket that verifies the file when the system hands it over.
     ///
     /// The request carries no API key and no session token (the storage host gets neither).
-    /// Signed URLs expire (`expiresIn`): a transfer the system starts too late gets a 403,
-    /// which `installDownloadedFile` rejects; ask for a new request then.
+    /// Signed URLs expire (`expiresIn`, kept as the ticket's `urlExpiresAt`): a transfer the
+    /// system starts too late gets a 403, which `installDownloadedFile` rejects; ask for a new
+    /// request then (`BackgroundModelDownloads` does it by itself).
     /// - Throws: `APIError` as `downloadModel` does before any byte moves, and
     ///   `APIError.invalidResponse` when the registry gives no digest (a file fetched in the
     ///   background could not be verified).
@@ -26,8 +27,9 @@ extension ManashikiClient {
         request.setValue(Self.userAgent, forHTTPHeaderField: "User-Agent")
         request.setValue("identity", forHTTPHeaderField: "Accept-Encoding")
         request.httpShouldHandleCookies = false
+        let expiresAt = ticket.expiresIn.map { Date().addingTimeInterval(TimeInterval(max(0, $0))) }
         return (request, BackgroundDownloadTicket(modelId: modelId, sha256: sha256, size: expecting?.size ?? ticket.size,
-                                                  version: expecting?.version ?? ticket.version))
+                                                  version: expecting?.version ?? ticket.version, urlExpiresAt: expiresAt))
     }
 
     /// Installs a file the system downloaded for `ticket` through the same verify-and-install

@@ -115,13 +115,16 @@ package enum FileCopy {
         KernelFileCalls.copyFileRange(source, &inOffset, fd, &outOffset, length: Int64(chunkSize))
     }
 
-    /// Hashes a whole file (a clone) from the start.
-    private static func hash(_ fd: Int32, path: String, maxSize: Int64?) throws -> (String, Int64) {
+    /// Hashes a whole file (a clone, a finished background download) from the start.
+    /// - Parameter stop: asked before each 4 MiB block; true stops the hash with
+    ///   `CancellationError` (a background install whose time ran out; see `BackgroundInstall`).
+    static func hash(_ fd: Int32, path: String, maxSize: Int64?, stop: () -> Bool = { false }) throws -> (String, Int64) {
         let hasher = SHA256Hasher()
         let buffer = UnsafeMutableRawBufferPointer.allocate(byteCount: chunkSize, alignment: 4096)
         defer { buffer.deallocate() }
         var offset: Int64 = 0
         while true {
+            if stop() { throw CancellationError() }
             let n = try readFully(fd, buffer, at: offset, count: chunkSize, path: path)
             if n == 0 { break }
             hasher.update(UnsafeRawBufferPointer(rebasing: buffer[0..<n]))

@@ -362,6 +362,7 @@ final class SyncRun: Sendable {
             }
             var resumable = downloadOptions
             resumable.onResume = { [emit] kept in emit(.resumed(modelId: id, bytesKept: kept, totalBytes: target.size)) }
+            resumable.onWaitingForNetwork = { [emit] in emit(.waitingForNetwork(modelId: id)) }
             let options = resumable
             let fetched: ArtifactFetcher.Fetched
             do {

@@ -63,6 +63,8 @@ package final class JSONEventWriter: RunRenderer, @unchecked Sendable {
             if due { emit("model.progress", ["modelId": id, "bytesWritten": written, "totalBytes": total]) }
         case .resumed(let id, let kept, let total):
             emit("model.resumed", ["modelId": id, "bytesKept": kept, "totalBytes": total])
+        case .waitingForNetwork(let id):
+            emit("model.waiting", ["modelId": id, "reason": "network"])
         case .retrying(let id, let attempt, let delay, let reason):
             emit("model.retrying", ["modelId": id, "attempt": attempt, "delaySeconds": Self.seconds(delay),
                                     "reason": TextSanitizer.oneLine(reason)])

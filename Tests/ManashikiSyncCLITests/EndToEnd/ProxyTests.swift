@@ -1,3 +1,4 @@
+#if os(Linux) || os(macOS) // child processes (ManashikiProcess) exist on Linux and macOS only
 import Foundation
 import Testing
 import ManashikiRegistry
@@ -478,3 +479,4 @@ struct ProxyTests {
         #expect(relayed.contains { $0.hasPrefix("GET http://127.0.0.1:\(fixture.registry.apiBaseURL.port!)/api/models") }, "\(relayed)")
     }
 }
+#endif

@@ -1,3 +1,4 @@
+#if os(Linux) || os(macOS) // child processes (ManashikiProcess) exist on Linux and macOS only
 import Foundation
 import ManashikiTestSupport
 import Testing
@@ -285,3 +286,4 @@ struct ExampleFilesTests {
         #expect(CrontabEntry(line) == nil)
     }
 }
+#endif

@@ -40,8 +40,14 @@ struct BackgroundDownloadTests {
         #expect(request.url?.absoluteString == s.downloadURL)
         #expect(request.value(forHTTPHeaderField: "X-API-Key") == nil)
         #expect(request.value(forHTTPHeaderField: "Authorization") == nil)
-        #expect(ticket == BackgroundDownloadTicket(modelId: "tiny", sha256: s.sha, size: s.ticketSize, version: "1.0.0"))
-        #expect(BackgroundDownloadTicket(taskDescription: ticket.taskDescription) == ticket)
+        #expect(ticket.isSameArtifact(as: BackgroundDownloadTicket(modelId: "tiny", sha256: s.sha, size: s.ticketSize, version: "1.0.0")))
+        #expect(ticket.version == "1.0.0" && ticket.retries == 0)
+        // expiresIn 300: the URL's end is kept, so stale resume data is not used after it.
+        let left = try #require(ticket.urlExpiresAt).timeIntervalSinceNow
+        #expect(left > 290 && left <= 300)
+        let decoded = try #require(BackgroundDownloadTicket(taskDescription: ticket.taskDescription))
+        #expect(decoded.isSameArtifact(as: ticket) && decoded.retries == ticket.retries)
+        #expect(!ticket.taskDescription.contains("sig=") && !ticket.taskDescription.contains("mks_session"))
         #expect(BackgroundDownloadTicket(taskDescription: "not ours") == nil)
         #expect(BackgroundDownloadTicket(taskDescription: nil) == nil)
         // Only the API request was made, with the session as Bearer there.
