@@ -54,7 +54,7 @@ enum ArtifactSourceParser {
         }
         guard kinds.count == 1, let kind = kinds.first else {
             if kinds.count > 1 || problems.isEmpty {
-                problems.append(ManifestProblem(path: path, message: kinds.count > 1 ? "has more than one of \"bundle\", \"mirror\" and \"oci\"" : "names no source kind", hint: kindHint))
+                problems.append(ManifestProblem(path: path, message: kinds.count > 1 ? "has both " + Self.kinds.filter(kinds.contains).map { "\"\($0)\"" }.joined(separator: " and ") : "names no source kind", hint: kindHint))
             }
             return .failure(Problems(problems: problems))
         }
