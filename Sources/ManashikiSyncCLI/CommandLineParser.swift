@@ -116,8 +116,9 @@ enum CommandLineParser {
             s.global.locked = true
         },
         Option(["--offline"], help: """
-            no network request at all: plan from the lock file or the bundles'
-            indexes; what cannot be satisfied is reported per model (exit 3)
+            no request to the registry, no key: plan from the lock file, the
+            bundles' indexes or the OCI sources' tags; only bundles and OCI
+            registries serve; what cannot be satisfied is reported per model (exit 3)
             """, commands: ["sync", "plan"]) { s, _ in s.global.offline = true },
         Option(["--lock-file"], "PATH", help: "the lock file (default manashiki.lock.json beside the manifest)",
                commands: ["lock", "export", "sync", "plan"]) { s, v in s.global.lockFile = v },

@@ -44,8 +44,9 @@ public struct Reconciler: Sendable {
         /// Install exactly these artifacts and refuse anything else (`sync --locked`); nil
         /// follows the catalog.
         public var lock: LockFile?
-        /// Make no network request at all (`--offline`): plan from `lock`, else from the bundle
-        /// sources' indexes; only bundle directories serve downloads.
+        /// Make no request to the registry (`--offline`): plan from `lock`, else from the bundle
+        /// sources' indexes and the OCI sources' tags; only bundle directories and OCI registries
+        /// (an air-gapped site's own) serve downloads, mirrors are not used.
         public var offline = false
         /// Seconds without a byte from a mirror before it counts as failed and the next source
         /// (or the registry) is tried. Default 15.
