@@ -159,18 +159,13 @@ public enum OCIPusher {
         let size = (try? FileManager.default.attributesOfItem(atPath: file.path)[.size] as? Int64) ?? -1
         guard size == artifact.size else { throw APIError.bodyTooShort(expected: artifact.size, received: max(0, size)) }
 
-        var session: URL?, offset: Int64 = 0, restarted: String?
+        let (resumable, resumedAt, restarted) = try await resumePoint(artifact, client: client, states: states)
+        var offset = resumedAt
         var chunkSize = Int64(max(1 << 16, options.chunkSize))
-        if let saved = states.load(reference, artifact.sha256), let url = URL(string: saved.location) {
-            if let (next, held) = try await client.uploadStatus(url), held <= artifact.size {
-                session = next
-                offset = (held == 1 && saved.offset == 0) ? 0 : held // distribution says 0-0 for an empty upload
-            } else {
-                restarted = "the registry could not continue the interrupted upload (it had \(saved.offset) bytes acknowledged), so it was uploaded again from the start"
-            }
-            states.remove(reference, artifact.sha256)
-        }
-        if session == nil {
+        var session: URL
+        if let resumable {
+            session = resumable
+        } else {
             switch try await client.startUpload(mounting: artifact.sha256, from: options.mountFrom.first { $0 != reference.repository }) {
             case .mounted: return .mounted
             case .session(let url, let minimum):
@@ -178,18 +173,8 @@ public enum OCIPusher {
                 if let minimum { chunkSize = max(chunkSize, minimum) }
             }
         }
-        guard var session else { throw CancellationError() }
         let resumed = offset
-        let hasher = SHA256Hasher()
-        // The bytes the registry already holds are hashed from the file (a local read).
-        var hashed: Int64 = 0
-        try handle.seek(toOffset: 0)
-        while hashed < offset {
-            let block = try handle.read(upToCount: Int(min(4 << 20, offset - hashed))) ?? Data()
-            guard !block.isEmpty else { throw APIError.bodyTooShort(expected: artifact.size, received: hashed) }
-            hasher.update(block)
-            hashed += Int64(block.count)
-        }
+        let hasher = try hashPrefix(handle, upTo: offset, size: artifact.size)
         var sent: Int64 = 0
         if offset > 0 { progress(artifact.modelId, offset, artifact.size) }
         while offset < artifact.size {
@@ -225,6 +210,33 @@ public enum OCIPusher {
         try await client.finishUpload(session, sha256: artifact.sha256, last: Data())
         states.remove(reference, artifact.sha256)
         return .uploaded(sent: sent, resumed: resumed, restarted: restarted)
+    }
+
+    /// Where an interrupted upload of `artifact` stands, when the registry can continue it: its
+    /// next URL and offset; else nil, and why it starts over (when there was one).
+    static func resumePoint(_ artifact: PinnedArtifact, client: OCIRegistryClient, states: OCIUploadStates) async throws -> (URL?, Int64, String?) {
+        let reference = client.reference
+        guard let saved = states.load(reference, artifact.sha256), let url = URL(string: saved.location) else { return (nil, 0, nil) }
+        states.remove(reference, artifact.sha256)
+        if let (next, held) = try await client.uploadStatus(url), held <= artifact.size {
+            return (next, (held == 1 && saved.offset == 0) ? 0 : held, nil) // distribution says 0-0 for an empty upload
+        }
+        return (nil, 0, "the registry could not continue the interrupted upload (it had \(saved.offset) bytes acknowledged), so it was uploaded again from the start")
+    }
+
+    /// A hasher fed with the file's first `offset` bytes (those the registry already holds: a
+    /// local read), the file positioned after them.
+    static func hashPrefix(_ handle: FileHandle, upTo offset: Int64, size: Int64) throws -> SHA256Hasher {
+        let hasher = SHA256Hasher()
+        var hashed: Int64 = 0
+        try handle.seek(toOffset: 0)
+        while hashed < offset {
+            let block = try handle.read(upToCount: Int(min(4 << 20, offset - hashed))) ?? Data()
+            guard !block.isEmpty else { throw APIError.bodyTooShort(expected: size, received: hashed) }
+            hasher.update(block)
+            hashed += Int64(block.count)
+        }
+        return hasher
     }
 
     /// A model's failure text.

@@ -171,7 +171,7 @@ public struct OCIReference: Sendable, Hashable, CustomStringConvertible {
     private static func isLowerAlnum(_ c: Unicode.Scalar) -> Bool { ("a"..."z").contains(c) || ("0"..."9").contains(c) }
 
     /// The text with anything after an `@` hidden (it may be a password).
-    static func shown(_ text: String) -> String {
+    public static func shown(_ text: String) -> String {
         guard let at = text.firstIndex(of: "@") else { return String(text.prefix(200)) }
         let schemeEnd = text.range(of: "://")?.upperBound ?? text.startIndex
         return schemeEnd < at ? String(text[..<schemeEnd]) + "***@…" : "…"

@@ -16,20 +16,7 @@ struct OCIExportCommand: Sendable {
     func run() async -> ExitCode {
         let export = ExportCommand(context: context, options: options)
         let cwd = context.console.currentDirectory
-        let reference: OCIReference
-        switch OCIReference.parse(options.directory, requireTag: true) {
-        case .success(let r): reference = r
-        case .failure(let problem):
-            context.console.error("export: \(problem.description)")
-            summary(outcome: "usage-error", code: .usage, reference: options.directory, report: nil, error: problem.description)
-            return .usage
-        }
-        if reference.plainHTTP && !URLPolicy.isLoopback(reference.host) {
-            let message = "export: \(reference) is plain http to another host — use oci:// (https); plain http is allowed only to this machine"
-            context.console.error(message)
-            summary(outcome: "usage-error", code: .usage, reference: reference.description, report: nil, error: message)
-            return .usage
-        }
+        guard let reference = parseReference() else { return .usage }
         let store: URL, manifest: Manifest?
         do { (store, manifest) = try ManifestLoader.store(context.global, currentDirectory: cwd) } catch {
             return context.report(error, command: "export")
@@ -79,6 +66,11 @@ struct OCIExportCommand: Sendable {
             summary(outcome: "failed", code: .failure, reference: reference.description, report: nil, error: message)
             return .failure
         }
+        return finish(report, reference: reference)
+    }
+
+    /// Prints the outcome (text or the JSON summary) and returns the exit code.
+    private func finish(_ report: OCIPusher.Report, reference: OCIReference) -> ExitCode {
         report.restarted.forEach { context.console.warning($0) }
         report.failures.forEach { context.console.error($0.description) }
         let exported = report.exported.count
@@ -92,6 +84,20 @@ struct OCIExportCommand: Sendable {
             context.console.line("exported \(exported) model(s) to \(reference)\(digest): \(report.uploaded.count) uploaded (\(ByteFormat.bytes(report.bytesUploaded))\(resumed)), \(report.present.count) already there, \(report.mounted.count) mounted")
         }
         return code
+    }
+
+    /// The reference, or nil with the usage error printed: a tag is required, plain http only to this machine.
+    private func parseReference() -> OCIReference? {
+        var problem: String
+        switch OCIReference.parse(options.directory, requireTag: true) {
+        case .success(let r):
+            guard r.plainHTTP && !URLPolicy.isLoopback(r.host) else { return r }
+            problem = "\(r) is plain http to another host — use oci:// (https); plain http is allowed only to this machine"
+        case .failure(let p): problem = p.description
+        }
+        context.console.error("export: \(problem)")
+        summary(outcome: "usage-error", code: .usage, reference: OCIReference.shown(options.directory), report: nil, error: problem)
+        return nil
     }
 
     /// The transport: the manifest's (policies.network, registry.caBundle, --ca-bundle), else

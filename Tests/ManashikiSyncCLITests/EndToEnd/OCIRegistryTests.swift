@@ -78,6 +78,10 @@ struct OCIRegistryTests {
         #expect((again.summary()["uploaded"] as? [[String: Any]])?.isEmpty == true)    // HEAD first: nothing sent twice
         #expect((again.summary()["present"] as? [[String: Any]])?.count == 2)
         #expect(again.summary()["manifestDigest"] as? String == digest)                  // the same selection, the same manifest
+        // Another repository of the same registry: mounted from the first, nothing uploaded.
+        let mounted = try await fixture.run(["export", registry.reference(Self.repository("mounted")), "--mount-from", repo, "--ca-bundle", ca.path, "--json"], environment: [:])
+        #expect(mounted.status == 0, "\(mounted.all)")
+        #expect((mounted.summary()["mounted"] as? [[String: Any]])?.count == 2 && mounted.summary()["bytesUploaded"] as? Int == 0, "\(mounted.summary())")
 
         // skopeo (an independent client) copies the artifact out: the same bytes under the same digests.
         let certs = fixture.directory.appendingPathComponent("certs")
