@@ -21,8 +21,10 @@ public enum APIError: Error, Sendable, Equatable {
     /// The API key matches none of the published formats (CONTRACT §1). Nothing was sent.
     case invalidAPIKey
     /// A server-only method was called with a client-tier (`mk_pub_`) key, or the server refused
-    /// the key's scope (`403 forbidden_scope`).
-    case forbiddenScope
+    /// the key's scope (`403 forbidden_scope`). `keyKind` is the kind of the key that was used
+    /// (nil when not known), so the text says what that key may do. Match it with
+    /// `catch APIError.forbiddenScope` (any kind) or `.forbiddenScope(keyKind: .live)`.
+    case forbiddenScope(keyKind: APIKey.Kind?)
     /// The model id is not a valid id (CONTRACT §2); it was never used in a URL or a path.
     case invalidModelId(String)
 
@@ -60,6 +62,10 @@ public enum APIError: Error, Sendable, Equatable {
     /// `http` to a non-loopback host, credentials in the URL, too many redirects, or a redirect
     /// away from the API origin). The reason never contains the URL's query string.
     case refusedURL(String)
+    /// The storage host refused a signed download URL that expired before the transfer reached
+    /// it (403 or 410): a background transfer the system started late. Nothing was installed;
+    /// requesting the download again issues a new URL (retryable).
+    case downloadURLExpired(modelId: String, status: Int)
 
     // MARK: Transport and local failures
 
@@ -91,7 +97,7 @@ extension APIError {
     /// transfers.
     public var isRetryable: Bool {
         switch self {
-        case .rateLimited, .server, .transport, .bodyTooShort: return true
+        case .rateLimited, .server, .transport, .bodyTooShort, .downloadURLExpired: return true
         case .fileSystem(_, _, let code): return code == EINTR || code == EAGAIN
         case .proxy(let failure): return failure.isRetryable
         default: return false
@@ -106,7 +112,7 @@ extension APIError {
         case .modelNotFound: return 404
         case .modelSunset: return 410
         case .rateLimited: return 429
-        case .server(let status, _), .unexpectedStatus(let status, _): return status
+        case .server(let status, _), .unexpectedStatus(let status, _), .downloadURLExpired(_, let status): return status
         default: return nil
         }
     }

@@ -62,7 +62,7 @@ final class SyncRun: Sendable {
     func perform() async -> SyncReport {
         guard Self.comparablePath(layout.directory) == Self.comparablePath(registry.storageDirectory) else {
             return SyncReport(outcome: .failed, runFailure: SyncFailure(kind: .terminal,
-                message: "the registry client installs into \(registry.storageDirectory.path) but the manifest's store is \(layout.directory.path)"))
+                message: "the registry client installs into \(registry.storageDirectory.path) but the manifest's store is \(layout.directory.path); nothing was changed. A Reconciler records, locks and prunes the manifest's store, so its client must install there: create the ManashikiClient with storageDirectory: manifest.storeDirectory (or use Reconciler(manifest:apiKey:), which does), or set the manifest's store.directory to \(registry.storageDirectory.path)"))
         }
         // A plan changes nothing: on a store that has never been synced (no lock file) there is
         // nothing to protect, and taking the lock would create `.manashiki/`.

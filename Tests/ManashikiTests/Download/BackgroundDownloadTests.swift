@@ -114,6 +114,20 @@ struct BackgroundDownloadTests {
         #expect(try inode(dir.file("tiny.bin")) == previous.1)
     }
 
+    @Test("an expired URL's 403/410 says to request the download again, not to check the base URL (issue 26, 7)",
+          arguments: [403, 410])
+    func expiredURLAdvice(_ status: Int) async throws {
+        let s = ScriptedStorage()
+        let (client, _) = try makeClient(storage: dir.url, s.handler)
+        let (_, ticket) = try await client.backgroundDownloadRequest("tiny")
+        let location = try handOver(s.artifact)
+        let error = try #require(throws: APIError.self) { _ = try client.installDownloadedFile(at: location, status: status, for: ticket) }
+        #expect(error == .downloadURLExpired(modelId: "tiny", status: status))
+        #expect(error.isRetryable)
+        let text = error.localizedDescription
+        #expect(text.contains("request the download again") && !text.contains("base URL") && !text.contains("update the SDK"), "\(text)")
+    }
+
     @Test("a ticket naming an invalid model id is refused before any file is touched")
     func invalidTicket() throws {
         let (client, _) = try makeClient(storage: dir.url) { _ in .json(500, "{}") }
