@@ -76,7 +76,7 @@ struct ArtifactFetcher: Sendable {
     func whyNoSource(sha256: String, isPrivate: Bool) -> String {
         let tried = eligible(isPrivate: isPrivate).map { s -> String in
             if s.bundle != nil { return "\(s.label): no \(BundleLayout.blobPath(sha256))" }
-            if let oci = s.oci { return "\(s.label): " + (oci.excludes(sha256) ?? "may hold it") }
+            if let oci = s.oci { return "\(s.label): " + (oci.excludes(sha256) ?? oci.notListed(sha256) ?? "may hold it") }
             return "\(s.label): " + (indexExcludes(s.label, sha256) ?? "this registry client cannot download from mirrors")
         }
         return tried.isEmpty ? "no source can serve it" : tried.joined(separator: "; ")

@@ -74,13 +74,18 @@ final class OCISourceClient: Sendable {
         }
     }
 
-    /// Why it will not serve `sha256`, or nil when it may.
+    /// Why it is not asked for any blob this run (it did not answer, refused the credentials,
+    /// lacks the repository…), or nil. A blob its tag does not list is still asked for by
+    /// digest: the repository may hold it under another tag.
     func excludes(_ sha256: String) -> String? {
-        switch state.current {
-        case .listed(let a) where a.index.artifact(sha256: sha256) == nil: return "its tag \(reference.tag ?? "") does not list sha256 \(sha256.prefix(12))…"
-        case .unusable(let e): return "not used this run (\(SyncFailure(e).message))"
-        default: return nil
-        }
+        if case .unusable(let e) = state.current { return "not used this run (\(SyncFailure(e).message))" }
+        return nil
+    }
+
+    /// Why the plan does not expect it to serve `sha256` (its tag does not list it), or nil.
+    func notListed(_ sha256: String) -> String? {
+        guard case .listed(let a) = state.current, a.index.artifact(sha256: sha256) == nil else { return nil }
+        return "its tag \(reference.tag ?? "") does not list sha256 \(sha256.prefix(12))…"
     }
 
     /// Reaches the registry once, before the plan; returns the warnings to report.

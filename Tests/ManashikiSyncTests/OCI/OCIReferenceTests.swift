@@ -90,3 +90,24 @@ struct OCIReferenceTests {
         }
     }
 }
+
+@Suite("OCI sources in the fetcher: private models, offline runs")
+struct OCISourceEligibilityTests {
+    static func resolved(_ kind: ArtifactSource.Kind, private servesPrivate: Bool) -> ArtifactFetcher.ResolvedSource {
+        let source = ArtifactSource(kind, servesPrivate: servesPrivate)
+        return ArtifactFetcher.ResolvedSource(source: source, bundle: nil, label: source.description)
+    }
+
+    @Test("private models come only from an OCI source marked private; an offline run uses OCI sources and bundles, never mirrors")
+    func eligibility() {
+        let oci = Self.resolved(.oci(OCIReference(host: "h.example", repository: "m", tag: "v1")), private: false)
+        let privateOCI = Self.resolved(.oci(OCIReference(host: "h.example", repository: "p", tag: "v1")), private: true)
+        let mirror = Self.resolved(.mirror(URL(string: "https://m.example")!), private: true)
+        let online = ArtifactFetcher(sources: [oci, privateOCI, mirror], mirrorClient: nil, offline: false)
+        #expect(online.eligible(isPrivate: false).map(\.label) == [oci.label, privateOCI.label, mirror.label])
+        #expect(online.eligible(isPrivate: true).map(\.label) == [privateOCI.label, mirror.label])
+        let offline = ArtifactFetcher(sources: [oci, privateOCI, mirror], mirrorClient: nil, offline: true)
+        #expect(offline.eligible(isPrivate: false).map(\.label) == [oci.label, privateOCI.label])
+        #expect(offline.eligible(isPrivate: true).map(\.label) == [privateOCI.label])
+    }
+}
