@@ -244,14 +244,14 @@ struct OCIRegistryTests {
     func killedPush() async throws {
         let registry = try await DistributionRegistry.sharedBasic()
         let ca = try #require(registry.ca).certificate
-        // 2 MiB/s in 4 MiB chunks: each chunk waits for the budget before it is sent, so the
-        // kill right after an acknowledged chunk lands between requests.
+        // 2 MiB/s in 8 MiB chunks: each chunk waits for the budget (4 s) before it is sent, so
+        // the kill right after an acknowledged chunk lands between requests, even on a loaded machine.
         let fixture = try Fixture(models: ["big"], policies: #"{"checkCompatibility": false, "maxBytesPerSecond": 2097152}"#)
         let big = try ExportCommandTests.storeLarge(fixture, id: "big", size: 16 << 20)
         try Self.authFile(fixture.directory.appendingPathComponent(".docker/config.json"), host: registry.host)
         let repo = Self.repository("big")
         let uploads = fixture.store.appendingPathComponent(".manashiki/oci-uploads").path
-        let child = try fixture.start(["export", registry.reference(repo), "--ca-bundle", ca.path, "--chunk-size", "4M"], environment: [:])
+        let child = try fixture.start(["export", registry.reference(repo), "--ca-bundle", ca.path, "--chunk-size", "8M"], environment: [:])
         let killed = await child.send(SIGKILL, when: {
             ((try? FileManager.default.contentsOfDirectory(atPath: uploads)) ?? []).contains { $0.hasSuffix(".json") }
         })
@@ -259,11 +259,11 @@ struct OCIRegistryTests {
         try #require(killed && first.signalled, "the push was not caught mid-upload: \(first.all)")
         #expect(registry.requests(containing: "PUT /v2/\(repo)/manifests/").isEmpty)      // the tag was not moved
 
-        let rerun = try await fixture.run(["export", registry.reference(repo), "--ca-bundle", ca.path, "--chunk-size", "4M", "--json"], environment: [:])
+        let rerun = try await fixture.run(["export", registry.reference(repo), "--ca-bundle", ca.path, "--chunk-size", "8M", "--json"], environment: [:])
         #expect(rerun.status == 0, "\(rerun.all)")
         let summary = rerun.summary()
         let resumed = try #require(summary["bytesResumed"] as? Int)
-        #expect(resumed >= 4 << 20, "\(summary)")
+        #expect(resumed >= 8 << 20, "\(summary)")
         #expect(resumed + (summary["bytesUploaded"] as? Int ?? -1) == Int(big.size), "\(summary)")
         #expect((summary["restarted"] as? [String])?.isEmpty == true, "\(summary)")
         let stored = try Data(contentsOf: registry.blobData(big.sha256))
