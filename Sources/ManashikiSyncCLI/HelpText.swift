@@ -105,7 +105,7 @@ package enum HelpText {
     """
 
     static let export = """
-    manashiki-sync export — write verified models into a content-addressed bundle
+    manashiki-sync export — write verified models into a bundle or an OCI registry
 
     USAGE
       manashiki-sync export DIR [--select store|manifest|lock] [--include-private]

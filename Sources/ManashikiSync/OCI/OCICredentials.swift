@@ -23,7 +23,7 @@ public enum OCICredentialSource: Sendable, Hashable, CustomStringConvertible {
 }
 
 /// Credentials for one registry, and where they were found (for messages; never the secret).
-struct OCICredential: Sendable {
+struct OCICredential: Sendable, CustomStringConvertible, CustomReflectable {
     var username: String
     var password: String
     /// An OAuth2 refresh token (`identitytoken` in an auth file), exchanged at the token service.
@@ -33,6 +33,11 @@ struct OCICredential: Sendable {
 
     /// `Basic base64(user:password)`.
     var basicHeader: String { "Basic " + Data("\(username):\(password)".utf8).base64EncodedString() }
+
+    /// Where they came from, never the secret (so an interpolation or `dump` cannot leak it).
+    var description: String { "credentials from \(origin)" }
+    /// Without the secret.
+    var customMirror: Mirror { Mirror(self, children: ["origin": origin], displayStyle: .struct) }
 }
 
 /// Finds a registry's credentials where container tools keep them.

@@ -33,7 +33,7 @@ public enum OCIError: Error, Sendable, Hashable, LocalizedError, CustomStringCon
         case .tokenService(let registry, let realm, let detail):
             return "the token service of \(registry) (\(realm)) failed: \(detail) — check the registry's auth configuration, then run again"
         case .repositoryUnknown(let ref):
-            return "\(ref.registry) has no repository \(ref.repository) (NAME_UNKNOWN) — check the name, or push to it first with `manashiki-sync export \(ref.with(tag: ref.tag ?? "TAG"))`"
+            return "\(ref.registry) has no repository \(ref.repository) (NAME_UNKNOWN) — check the name; a registry such as Harbor needs its project created before the first push (`manashiki-sync export \(ref.with(tag: ref.tag ?? "TAG"))`)"
         case .tagUnknown(let ref):
             return "\(ref.registry)/\(ref.repository) has no tag \(ref.tag ?? "?") (MANIFEST_UNKNOWN) — check the tag, or push it with `manashiki-sync export \(ref)`"
         case .notAnArtifact(let ref, let found):

@@ -95,7 +95,9 @@ struct OCIArtifactTests {
         let mock = MockTransport { request in
             MockResponse(status: 401, headers: ["WWW-Authenticate": #"Basic realm="r""#])
         }
-        let client = Self.client(mock, credential: OCICredential(username: "u", password: "s3cret", origin: "/home/u/.docker/config.json"))
+        let credential = OCICredential(username: "u", password: "s3cret", origin: "/home/u/.docker/config.json")
+        #expect(!"\(credential)".contains("s3cret") && !String(reflecting: credential).contains("s3cret"))
+        let client = Self.client(mock, credential: credential)
         for _ in 0..<3 {
             await #expect(throws: OCIError.unauthorized(registry: "registry harbor.example", credentials: "/home/u/.docker/config.json", detail: "")) { try await client.ping() }
         }
