@@ -16,7 +16,10 @@ struct PackageFragmentTests {
     /// `swift package dump-package` of the package in `directory`, as JSON.
     static func dump(_ directory: URL, scratch: URL) async throws -> [String: Any] {
         let swift = try #require(ChildProcess.executable(named: "swift"), "swift is not on PATH")
+        // HOME in the scratch folder: SwiftPM and clang keep caches under it (~/.cache), and
+        // RunningChild's default HOME is the working directory, here the repository itself.
         let child = try RunningChild.start(swift, ["package", "--scratch-path", scratch.path, "dump-package"],
+                                           environment: ["HOME": scratch.appendingPathComponent("home").path],
                                            path: ProcessInfo.processInfo.environment["PATH"] ?? "/usr/bin:/bin",
                                            in: directory)
         let result = await child.finish(timeout: 300)

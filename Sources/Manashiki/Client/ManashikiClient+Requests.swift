@@ -84,7 +84,7 @@ extension ManashikiClient {
         case (401, "session_required"): throw APIError.sessionRequired
         case (401, "invalid_session"): throw APIError.invalidSession
         case (401, _): throw APIError.unauthorized
-        case (403, _): throw APIError.forbiddenScope(keyKind: apiKey.kind)
+        case (403, _): throw APIError.forbiddenScope
         case (404, _):
             guard let modelId else {
                 throw APIError.unexpectedStatus(status: 404, message: message ?? "no such endpoint at this base URL")

@@ -17,7 +17,7 @@ extension ManashikiClient {
     /// - Throws: `APIError.forbiddenScope` without sending anything when the key is a
     ///   client-tier key; `.badRequest` without sending when `ttlSec` is outside 60…86400.
     public func createSession(principalId: String, ttlSec: Int = 3600) async throws -> ModelSession {
-        guard apiKey.isServerKey else { throw APIError.forbiddenScope(keyKind: apiKey.kind) }
+        guard apiKey.isServerKey else { throw APIError.forbiddenScope }
         guard Self.sessionTTLRange.contains(ttlSec) else {
             throw APIError.badRequest("ttlSec must be between 60 and 86400 seconds, not \(ttlSec)")
         }

@@ -8,7 +8,7 @@ extension ManashikiClient {
     /// - Throws: `APIError.forbiddenScope` without sending anything for a client-tier key;
     ///   `.invalidModelId` or `.badRequest` without sending for a malformed request.
     public func createModelUpload(_ request: ModelUploadRequest) async throws -> ModelUpload {
-        guard apiKey.isServerKey else { throw APIError.forbiddenScope(keyKind: apiKey.kind) }
+        guard apiKey.isServerKey else { throw APIError.forbiddenScope }
         try ModelID.validate(request.modelId)
         guard request.size >= 0 else { throw APIError.badRequest("size must not be negative") }
         guard Hex.isSHA256(request.sha256) else { throw APIError.badRequest("sha256 must be 64 lowercase hex characters") }

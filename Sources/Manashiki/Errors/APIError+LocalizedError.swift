@@ -6,8 +6,8 @@ extension APIError: LocalizedError, CustomStringConvertible {
         switch self {
         case .invalidAPIKey:
             return "The API key is not a valid Manashiki key. Copy it again from the dashboard: it starts with mk_pub_, mk_live_, mk_svc_ or sk_live_, has no surrounding spaces or newlines, and ends in at least 20 letters and digits."
-        case .forbiddenScope(let kind):
-            return Self.forbiddenScopeText(kind)
+        case .forbiddenScope:
+            return "This API key's tier may not do this. A publishable mk_pub_ key may only list and download; creating sessions needs a legacy sk_live_ key (the only kind the registry issues sessions for today: mk_live_ and mk_svc_ keys are refused); uploading models needs a server key (mk_live_, mk_svc_ or sk_live_). Use the key that the method needs, on your backend."
         case .invalidModelId(let id):
             return "\(Self.quoted(id)) is not a valid model id. Ids are 1 to 128 characters of lowercase letters, digits, '.', '_' and '-', start and end with a letter or digit, and contain no '..'."
         case .badRequest(let message):
@@ -65,21 +65,6 @@ extension APIError: LocalizedError, CustomStringConvertible {
 
     /// The same text as `errorDescription`.
     public var description: String { errorDescription ?? "APIError" }
-
-    /// What the kind of key that was refused may do, and which key the request needs.
-    static func forbiddenScopeText(_ kind: APIKey.Kind?) -> String {
-        let needs = "Creating sessions needs a legacy sk_live_ key (the only kind the registry issues sessions for today); uploading models needs a server key (mk_live_, mk_svc_ or sk_live_)."
-        switch kind {
-        case .publishable?:
-            return "A publishable mk_pub_ key may only list and download. \(needs)"
-        case .live?, .service?:
-            return "The registry refused this \(kind?.rawValue ?? "")… server key for this request. \(needs)"
-        case .legacy?:
-            return "The registry refused this sk_live_… key for this request: check the key's permissions in the dashboard, or issue a new key."
-        case nil:
-            return "This key's tier may not do this. \(needs) A publishable mk_pub_ key can only list and download."
-        }
-    }
 
     /// What to do about a file-system failure.
     static func fileSystemHint(_ code: Int32) -> String {

@@ -20,11 +20,11 @@ public enum APIError: Error, Sendable, Equatable {
 
     /// The API key matches none of the published formats (CONTRACT §1). Nothing was sent.
     case invalidAPIKey
-    /// A server-only method was called with a client-tier (`mk_pub_`) key, or the server refused
-    /// the key's scope (`403 forbidden_scope`). `keyKind` is the kind of the key that was used
-    /// (nil when not known), so the text says what that key may do. Match it with
-    /// `catch APIError.forbiddenScope` (any kind) or `.forbiddenScope(keyKind: .live)`.
-    case forbiddenScope(keyKind: APIKey.Kind?)
+    /// A server-only method was called with a client-tier (`mk_pub_`) key (nothing was sent), or
+    /// the server refused the key's scope (`403 forbidden_scope`, e.g. an `mk_live_` key asking
+    /// for a session). Exactly the case the SDK guide names; its text says what each kind of key
+    /// may do, without assuming which one was used.
+    case forbiddenScope
     /// The model id is not a valid id (CONTRACT §2); it was never used in a URL or a path.
     case invalidModelId(String)
 

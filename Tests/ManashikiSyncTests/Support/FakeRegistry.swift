@@ -82,7 +82,7 @@ final class FakeRegistry: RegistryClient, Sendable {
 
     func createSession(principalId: String, ttlSec: Int) async throws -> ModelSession {
         state.withLock { $0.calls.append("session \(principalId)") }
-        guard canIssueSessions else { throw APIError.forbiddenScope(keyKind: nil) }
+        guard canIssueSessions else { throw APIError.forbiddenScope }
         return ModelSession(token: "mks_minted_for_\(principalId)", principalId: principalId, expiresAt: Date().addingTimeInterval(Double(ttlSec)))
     }
 

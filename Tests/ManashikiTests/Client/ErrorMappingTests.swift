@@ -11,7 +11,7 @@ struct ErrorMappingTests {
         (401, "invalid_api_key", .unauthorized),
         (401, "session_required", .sessionRequired),
         (401, "invalid_session", .invalidSession),
-        (403, "forbidden_scope", .forbiddenScope(keyKind: .publishable)),
+        (403, "forbidden_scope", .forbiddenScope),
         (404, "not_found", .modelNotFound("whisper-medical-ja-fp16")),
         (410, "model_sunset", .modelSunset("whisper-medical-ja-fp16")),
         (429, "rate_limited", .rateLimited(retryAfter: nil)),
@@ -95,7 +95,7 @@ struct ErrorMappingTests {
     @Test("no error's text contains the key, a token or a signed query string")
     func noSecretsInAnyCase() {
         let all: [APIError] = [
-            .invalidAPIKey, .forbiddenScope(keyKind: .publishable), .forbiddenScope(keyKind: .live), .forbiddenScope(keyKind: nil), .invalidModelId("x"), .badRequest("m"), .unauthorized, .sessionRequired,
+            .invalidAPIKey, .forbiddenScope, .invalidModelId("x"), .badRequest("m"), .unauthorized, .sessionRequired,
             .invalidSession, .modelNotFound("m"), .modelSunset("m"), .rateLimited(retryAfter: 3), .rateLimited(retryAfter: nil),
             .server(status: 500, message: nil), .unexpectedStatus(status: 418, message: "m"),
             .integrityMismatch(expected: "a", actual: "b"), .bodyTooLong(expected: 1), .bodyTooShort(expected: 2, received: 1),

@@ -47,8 +47,8 @@ struct RequestTests {
     @Test("server-only methods with a publishable key throw forbiddenScope without sending")
     func forbiddenScopeLocally() async throws {
         let (client, mock) = try makeClient(TestKeys.publishable) { _ in .json(200, "{}") }
-        await #expect(throws: APIError.forbiddenScope(keyKind: .publishable)) { _ = try await client.createSession(principalId: "p", ttlSec: 3600) }
-        await #expect(throws: APIError.forbiddenScope(keyKind: .publishable)) {
+        await #expect(throws: APIError.forbiddenScope) { _ = try await client.createSession(principalId: "p", ttlSec: 3600) }
+        await #expect(throws: APIError.forbiddenScope) {
             _ = try await client.createModelUpload(ModelUploadRequest(modelId: "m", version: "1", size: 1, sha256: String(repeating: "a", count: 64)))
         }
         #expect(mock.requests.isEmpty)
@@ -69,12 +69,13 @@ struct RequestTests {
         #expect(mock.requests.first?.url.path == "/api/session")
 
         let (live, liveMock) = try makeClient(TestKeys.live) { _ in .error(403, code: "forbidden_scope") }
-        await #expect(throws: APIError.forbiddenScope(keyKind: .live)) { _ = try await live.createSession(principalId: "p") }
+        await #expect(throws: APIError.forbiddenScope) { _ = try await live.createSession(principalId: "p") }
         #expect(liveMock.requests.count == 1)
-        // The text is about the key that was used (issue 26, 7): not a publishable key's limits.
-        let text = APIError.forbiddenScope(keyKind: .live).localizedDescription
-        #expect(text.contains("mk_live_") && text.contains("sk_live_") && !text.contains("mk_pub_ key may only"), "\(text)")
-        #expect(APIError.forbiddenScope(keyKind: .publishable).localizedDescription.hasPrefix("A publishable mk_pub_ key may only list and download."))
+        // The text must not blame a publishable key when an mk_live_ key was refused (issue 26, 7):
+        // it says what each kind may do, and that sessions need sk_live_ (mk_live_ is refused).
+        let text = APIError.forbiddenScope.localizedDescription
+        #expect(text.contains("mk_live_ and mk_svc_ keys are refused") && text.contains("needs a legacy sk_live_ key"), "\(text)")
+        #expect(!text.contains("A publishable mk_pub_ key may only list and download. Creating"), "\(text)")
     }
 
     @Test("ttlSec outside 60…86400 is refused locally", arguments: [0, 59, 86_401])
