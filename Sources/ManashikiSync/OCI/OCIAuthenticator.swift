@@ -7,7 +7,8 @@ import Manashiki
 /// the run (and fetched again once when the registry rejects an expired one); concurrent
 /// requests share one token request.
 ///
-/// Credentials (Basic, or the auth file's identity token) go only to the registry's own origin
+/// Credentials (Basic, or the auth file's identity token; from a docker credential helper when
+/// the auth file names one, asked only once the registry wants credentials) go only to the registry's own origin
 /// and to the token service its challenge names (https, or http to this machine); never to a
 /// redirect target such as blob storage (`OCITransport` strips them from any other origin).
 /// Once the registry or its token service refused them, every later request of the run fails
@@ -15,9 +16,11 @@ import Manashiki
 actor OCIAuthenticator {
     /// The registry, for messages (`oci://host:port/repo`).
     let reference: OCIReference
-    let credential: OCICredential?
-    /// Why there are no credentials (a credential helper that is not run…), for the 401 message.
-    let note: String?
+    private(set) var credential: OCICredential?
+    /// Why there are no credentials (a credential helper that failed…), for the 401 message.
+    private(set) var note: String?
+    /// The credential helper to ask when the registry wants credentials (asked once).
+    private var found: OCICredentials.Found?
     /// The transport the token service is reached with (not the authenticating one).
     let transport: any HTTPTransport
     let allowPlainHTTP: Bool
@@ -32,6 +35,7 @@ actor OCIAuthenticator {
         self.reference = reference
         credential = found.credential
         note = found.note
+        self.found = found.helper != nil ? found : nil
         self.transport = transport
         self.allowPlainHTTP = allowPlainHTTP
     }
@@ -66,17 +70,22 @@ actor OCIAuthenticator {
 
     /// Records that the registry refused a header it asked for: every later request fails with this.
     func refuse(detail: String) -> OCIError {
-        let error = OCIError.unauthorized(registry: registryName, credentials: credential?.origin, detail: detail)
+        let why = [detail, credential == nil ? note : nil].compactMap { $0 }.filter { !$0.isEmpty }.joined(separator: "; ")
+        let error = OCIError.unauthorized(registry: registryName, credentials: credential?.origin, detail: why)
         refusal = error
         return error
     }
 
     private func obtain(_ challenges: [OCIChallenge], scopes: [String]) async throws -> String {
+        if credential == nil, let helper = found {
+            found = nil
+            (credential, note) = await OCICredentials.fromHelper(helper, reference)
+        }
         if let bearer = challenges.first(where: { $0.scheme == "bearer" }), let realm = bearer.realm {
             return "Bearer " + (try await token(realm: realm, service: bearer.service, scopes: Self.union(scopes, bearer.scope)))
         }
         if challenges.contains(where: { $0.scheme == "basic" }) || challenges.isEmpty {
-            guard let credential, credential.identityToken == nil else { throw refuse(detail: note ?? "") }
+            guard let credential, credential.identityToken == nil else { throw refuse(detail: "") }
             return credential.basicHeader
         }
         throw OCIError.registry(registry: registryName, operation: "a request", status: 401, code: nil,

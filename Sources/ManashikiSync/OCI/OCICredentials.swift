@@ -48,6 +48,13 @@ enum OCICredentials {
     struct Found: Sendable {
         var credential: OCICredential?
         var note: String?
+        /// A credential helper the auth file names for the registry (`credHelpers`, `credsStore`),
+        /// run only when the registry asks for credentials (`OCIAuthenticator`).
+        var helper: String?
+        /// The auth file that names it.
+        var helperFile: String?
+        /// How the helper is run (`SyncEnvironment.runCommand`).
+        var run: (@Sendable ([String]) async throws -> String)?
     }
 
     /// The auth files searched, in order, as containers-auth.json(5) and docker read them:
@@ -86,8 +93,9 @@ enum OCICredentials {
             do { text = try environment.readFile(url) } catch {
                 throw SyncFailure(kind: .terminal, message: "cannot read the auth file \(url.path) named by the source's \"credentials\": check that it exists and that this user may read it")
             }
-            let found = try entry(in: text, file: url.path, for: reference)
-            guard found.credential != nil || found.note != nil else {
+            var found = try entry(in: text, file: url.path, for: reference)
+            if found.helper != nil { found.run = environment.runCommand }
+            guard found.credential != nil || found.helper != nil else {
                 throw SyncFailure(kind: .terminal, message: "the auth file \(url.path) has no entry for \(reference.registry) in \"auths\" — log in with `docker login --config …`/`podman login --authfile \(url.path) \(reference.registry)`")
             }
             return found
@@ -97,8 +105,9 @@ enum OCICredentials {
                 let url = URL(fileURLWithPath: path)
                 guard let text = try? environment.readFile(url) else { continue }
                 do {
-                    let found = try entry(in: text, file: path, for: reference)
-                    if found.credential != nil { return found }
+                    var found = try entry(in: text, file: path, for: reference)
+                    if found.helper != nil { found.run = environment.runCommand }
+                    if found.credential != nil || found.helper != nil { return found }
                     if let note = found.note { notes.append(note) }
                 } catch {
                     notes.append("\(path) is not a valid auth file, so it was skipped")
@@ -136,10 +145,31 @@ enum OCICredentials {
             }
         }
         let helpers = (object["credHelpers"] as? [String: String]) ?? [:]
-        if let helper = candidates.lazy.compactMap({ key in helpers.first { normalize($0.key) == key }?.value }).first ?? (object["credsStore"] as? String) {
-            return Found(credential: nil, note: "\(file) keeps the credentials for \(reference.registry) in the credential helper docker-credential-\(helper), which manashiki-sync does not run: write them to an auth file (`podman login --authfile FILE`) and name it in the source's \"credentials\"")
+        if let helper = candidates.lazy.compactMap({ key in helpers.first { normalize($0.key) == key }?.value }).first ?? (object["credsStore"] as? String),
+           !helper.isEmpty, helper.unicodeScalars.allSatisfy({ $0.isASCII && (CharacterSet.alphanumerics.contains($0) || "-_.".unicodeScalars.contains($0)) }) {
+            return Found(credential: nil, note: nil, helper: helper, helperFile: file)
         }
         return Found(credential: nil, note: nil)
+    }
+
+    /// Asks a docker credential helper (`docker-credential-<helper> get`, the server on its
+    /// standard input, `{"Username", "Secret"}` on its output; `<token>` as the user name means
+    /// the secret is an identity token). Nil with a note when it fails or knows no credentials.
+    static func fromHelper(_ found: Found, _ reference: OCIReference) async -> (OCICredential?, String?) {
+        guard let helper = found.helper, let run = found.run else { return (nil, nil) }
+        let origin = "the credential helper docker-credential-\(helper) (named by \(found.helperFile ?? "an auth file"))"
+        let server = reference.host == "docker.io" || reference.host == "index.docker.io" ? "https://index.docker.io/v1/" : reference.registry
+        struct Answer: Decodable { var Username: String?; var Secret: String? }
+        do {
+            let output = try await run(["/bin/sh", "-c", #"printf '%s' "$1" | exec "docker-credential-$0" get"#, helper, server])
+            guard let answer = try? JSONDecoder().decode(Answer.self, from: Data(output.utf8)), let secret = answer.Secret, !secret.isEmpty else {
+                return (nil, "\(origin) gave no credentials for \(server)")
+            }
+            if answer.Username == "<token>" { return (OCICredential(username: "<token>", password: "", identityToken: secret, origin: origin), nil) }
+            return (OCICredential(username: answer.Username ?? "", password: secret, origin: origin), nil)
+        } catch {
+            return (nil, "\(origin) failed (\(SyncFailure(error).message.replacingOccurrences(of: "session command", with: "command"))); is docker-credential-\(helper) on PATH?")
+        }
     }
 
     /// The keys an auth file may hold for `reference`, most specific first.

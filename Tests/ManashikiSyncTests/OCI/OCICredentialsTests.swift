@@ -1,4 +1,5 @@
 import Foundation
+import ManashikiCore
 import Testing
 @testable import ManashikiSync
 
@@ -37,11 +38,24 @@ struct OCICredentialsTests {
         #expect(none.credential == nil && none.note == nil)
     }
 
-    @Test("a credential helper that is not run is named for the error; an identity token is kept")
-    func helpersAndTokens() throws {
-        let env = Self.environment(["HOME": "/h"], files: ["/h/.docker/config.json": #"{"auths": {"harbor.example:8443": {}}, "credsStore": "desktop"}"#])
+    @Test("a credential helper (credHelpers, credsStore) is asked with the server on its input; an identity token is kept; a failing helper is named")
+    func helpersAndTokens() async throws {
+        let asked = Locked<[[String]]>([])
+        var env = Self.environment(["HOME": "/h"], files: ["/h/.docker/config.json": #"{"auths": {"harbor.example:8443": {}}, "credsStore": "desktop", "credHelpers": {"harbor.example:8443": "ecr-login"}}"#])
+        env.runCommand = { argv in
+            asked.withLock { $0.append(argv) }
+            return #"{"ServerURL": "harbor.example:8443", "Username": "AWS", "Secret": "s3cret-token"}"#
+        }
         let found = try OCICredentials.lookup(Self.ref, source: nil, environment: env, baseDirectory: nil)
-        #expect(found.credential == nil && found.note?.contains("docker-credential-desktop") == true)
+        #expect(found.credential == nil && found.helper == "ecr-login" && found.helperFile == "/h/.docker/config.json")
+        let (credential, note) = await OCICredentials.fromHelper(found, Self.ref)
+        #expect(credential?.username == "AWS" && credential?.password == "s3cret-token" && note == nil)
+        #expect(credential?.origin == "the credential helper docker-credential-ecr-login (named by /h/.docker/config.json)")
+        #expect(asked.current == [["/bin/sh", "-c", #"printf '%s' "$1" | exec "docker-credential-$0" get"#, "ecr-login", "harbor.example:8443"]])
+        var failing = found
+        failing.run = { _ in throw SyncFailure(kind: .terminal, message: "could not run the session command /bin/sh") }
+        let (none, why) = await OCICredentials.fromHelper(failing, Self.ref)
+        #expect(none == nil && why?.contains("docker-credential-ecr-login") == true && why?.contains("on PATH") == true)
         let token = try OCICredentials.entry(in: #"{"auths": {"harbor.example:8443": {"identitytoken": "refresh-xyz"}}}"#, file: "/f", for: Self.ref)
         #expect(token.credential?.identityToken == "refresh-xyz")
     }
