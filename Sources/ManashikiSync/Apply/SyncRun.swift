@@ -441,20 +441,11 @@ final class SyncRun: Sendable {
             var bundle: BundleLayout?
             if case .bundle(let path) = source.kind { bundle = BundleLayout(directory: manifest.bundleDirectory(path)) }
             var resolved = ArtifactFetcher.ResolvedSource(source: source, bundle: bundle, label: manifest.label(of: source))
-            resolved.oci = ociClient(source, label: resolved.label)
+            resolved.oci = ociClient(source, label: resolved.label) // SyncRun+OCI.swift
             return resolved
         }
         return ArtifactFetcher(sources: resolved, mirrorClient: registry as? any MirrorDownloading, offline: options.offline,
                                mirrorIdleTimeout: options.mirrorIdleTimeout)
-    }
-
-    /// The registry client of an OCI source (oci-sources), over the registry client's transport
-    /// (its TLS trust and proxies), else the manifest's.
-    private func ociClient(_ source: ArtifactSource, label: String) -> OCISourceClient? {
-        guard case .oci(let reference) = source.kind,
-              let transport = (registry as? ManashikiClient)?.transport ?? (try? manifest.defaultTransport()) else { return nil }
-        return OCISourceClient(source, reference: reference, label: label, transport: transport, environment: options.environment,
-                               baseDirectory: manifest.baseDirectory, storeDirectory: layout.directory)
     }
 
     /// The facts of the record the plan used for `id`, when it describes this artifact.
