@@ -115,20 +115,13 @@ package enum FileCopy {
         KernelFileCalls.copyFileRange(source, &inOffset, fd, &outOffset, length: Int64(chunkSize))
     }
 
-    /// Hashes a whole file (a clone) from the start.
+    /// Hashes a whole file (a clone) from the start (`FileDigest`), reading at most one byte
+    /// past `maxSize`.
     private static func hash(_ fd: Int32, path: String, maxSize: Int64?) throws -> (String, Int64) {
         let hasher = SHA256Hasher()
-        let buffer = UnsafeMutableRawBufferPointer.allocate(byteCount: chunkSize, alignment: 4096)
-        defer { buffer.deallocate() }
-        var offset: Int64 = 0
-        while true {
-            let n = try readFully(fd, buffer, at: offset, count: chunkSize, path: path)
-            if n == 0 { break }
-            hasher.update(UnsafeRawBufferPointer(rebasing: buffer[0..<n]))
-            offset += Int64(n)
-            if let maxSize, offset > maxSize { throw APIError.bodyTooLong(expected: maxSize) }
-        }
-        return (hasher.finalize().hex, offset)
+        let size = try FileDigest.hashing(path) { () throws(FileDigest.ReadError) in try FileDigest.hash(fd, into: hasher, limit: maxSize.map { $0 + 1 }) }
+        if let maxSize, size > maxSize { throw APIError.bodyTooLong(expected: maxSize) }
+        return (hasher.finalize().hex, size)
     }
 
     /// `pread` until `count` bytes or the end of the file.

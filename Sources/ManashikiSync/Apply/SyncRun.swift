@@ -405,20 +405,19 @@ final class SyncRun: Sendable {
         }
         // The deadline holds for the whole model, retries included: each attempt gets what is
         // left of it, and none starts (or is retried) once it has passed.
-        let end = options.deadline.map { Date().addingTimeInterval($0) }
+        let end = options.deadline.map { Deadline(in: $0) }
         return try await retry.run({ [registry, token] in
             var attempt = options
             if let end {
-                let left = end.timeIntervalSinceNow
-                guard left > 0 else {
+                guard !end.hasPassed else {
                     let deadline = ManashikiClient.deadlineError(id, options)
                     throw SyncFailure(kind: .terminal, message: deadline.description, apiError: deadline)
                 }
-                attempt.deadline = left
+                attempt.deadline = end.remaining
             }
             do {
                 return try await registry.download(id, session: token, expecting: expected, options: attempt, progress: progress)
-            } catch is APIError where end.map({ $0.timeIntervalSinceNow <= 0 }) ?? false {
+            } catch is APIError where end?.hasPassed ?? false {
                 // Out of time: not retried, and the message names the run's limit.
                 let deadline = ManashikiClient.deadlineError(id, options)
                 throw SyncFailure(kind: .terminal, message: deadline.description, apiError: deadline)
