@@ -59,8 +59,7 @@ struct ReconcileRun: Sendable {
             }
         }
         do {
-            if let key { return try Reconciler(manifest: manifest, apiKey: key.value, options: options) }
-            return Reconciler(manifest: manifest, registry: OfflineRegistry(storageDirectory: manifest.storeDirectory), options: options)
+            return try Reconciler(manifest: manifest, apiKey: key?.value, options: options)
         } catch let error as ManifestError where error.problems.allSatisfy({ $0.path == "registry.caBundle" }) {
             let problem = error.problems.first.map { "the CA bundle \($0.message)" } ?? "the CA bundle cannot be used"
             let hint = "restore the file, or point registry.caBundle (or --ca-bundle) at the CA bundle; each run reads it again"
