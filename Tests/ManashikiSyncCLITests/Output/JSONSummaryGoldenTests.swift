@@ -11,11 +11,16 @@ import Testing
 struct JSONSummaryGoldenTests {
     /// Runs `arguments` in the fixture's directory and returns the normalized last stdout line.
     static func summaryLine(_ fixture: Fixture, _ arguments: [String], environment: [String: String]? = nil) async -> String {
+        await lines(fixture, arguments, environment: environment).last ?? ""
+    }
+
+    /// Runs `arguments` in the fixture's directory and returns every normalized stdout line.
+    static func lines(_ fixture: Fixture, _ arguments: [String], environment: [String: String]? = nil) async -> [String] {
         let out = BufferOutput(), err = BufferOutput()
         let console = Console(out: out, err: err, environment: environment ?? fixture.environment, currentDirectory: fixture.directory,
                               now: { 1000 }, date: { Date(timeIntervalSince1970: 1_800_000_000) })
         _ = await CommandLineTool(console: console, handlesSignals: false).run(arguments)
-        return normalize(out.lines.last ?? "", fixture)
+        return out.lines.map { normalize($0, fixture) }
     }
 
     static func normalize(_ line: String, _ fixture: Fixture) -> String {
@@ -113,5 +118,25 @@ struct JSONSummaryGoldenTests {
         #expect(code == .failure)
         #expect(report == nil)
         Self.expectGolden([("ca", Self.normalize(out.lines.last ?? "", fixture))])
+    }
+
+    @Test("the event lines of a sync, a plan and a verify; the writer's retry, resume and leftover events")
+    func events() async throws {
+        let fixture = try Fixture()
+        let sync = await Self.lines(fixture, ["sync", "--json"])
+        let plan = await Self.lines(fixture, ["plan", "--json"])
+        let verify = await Self.lines(fixture, ["verify", "--json"], environment: [:])
+        let out = BufferOutput()
+        let writer = JSONEventWriter(console: RendererFixtures.console(out, BufferOutput(), clock: RendererFixtures.Clock()))
+        writer.handle(.cleanedLeftovers(["partial/alpha.partial"]))
+        writer.handle(.modelStarted(modelId: "alpha", action: .replace(from: "0.9.0", to: RendererFixtures.target, because: .upgrade)))
+        writer.handle(.resumed(modelId: "alpha", bytesKept: 1024, totalBytes: 4 << 20))
+        writer.handle(.progress(modelId: "alpha", bytesWritten: 2048, totalBytes: nil))
+        writer.handle(.retrying(modelId: "alpha", attempt: 2, delay: .milliseconds(1250), reason: "HTTP 503\nagain"))
+        writer.handle(.retrying(modelId: nil, attempt: 1, delay: .seconds(2), reason: "catalog"))
+        let written = out.lines.map { $0.replacingOccurrences(of: "\"time\":\"[^\"]*\"", with: "\"time\":\"T\"", options: .regularExpression) }
+        for (name, lines) in [("syncEvents", sync), ("planEvents", plan), ("verifyEvents", verify), ("writerEvents", written)] {
+            #expect(lines.sorted() == Self.goldenEvents[name], "\(name) changed:\n\(lines.joined(separator: "\n"))")
+        }
     }
 }
