@@ -25,7 +25,7 @@ package enum ErrorAdvice {
                         "check the id in the manifest and that the key belongs to the model's organisation")
             case .modelSunset:
                 return ("the model has been sunset", "remove it from the manifest or move to its successor")
-            case .untrustedCertificate(let host, let reason) where !reason.contains("expired") && !reason.contains("not yet valid"):
+            case .untrustedCertificate(let host, let reason):
                 return ("the certificate of \(host) is not trusted: \(reason)",
                         "if \(host) uses a private or corporate CA, add its CA with `registry.caBundle` in the manifest, `--ca-bundle FILE`, or SSL_CERT_FILE")
             case .certificateNameMismatch(let host, let validFor):
