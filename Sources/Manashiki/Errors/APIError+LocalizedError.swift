@@ -63,6 +63,16 @@ extension APIError: LocalizedError, CustomStringConvertible {
     /// The same text as `errorDescription`.
     public var description: String { errorDescription ?? "APIError" }
 
+    /// Whether `errorDescription` already says the failure is usually temporary (a 5xx, a proxy
+    /// that could not reach the host), so advice that adds it says it once.
+    package var saysUsuallyTemporary: Bool {
+        switch self {
+        case .server: return true
+        case .proxy(let failure): return failure.saysUsuallyTemporary
+        default: return false
+        }
+    }
+
     /// What to do about a file-system failure.
     static func fileSystemHint(_ code: Int32) -> String {
         switch code {

@@ -59,8 +59,8 @@ struct ReconcileRun: Sendable {
         }
         do {
             return try Reconciler(manifest: manifest, apiKey: key?.value, options: options)
-        } catch let error as ManifestError where error.problems.allSatisfy({ $0.path == "registry.caBundle" }) {
-            let problem = error.problems.first.map { "the CA bundle \($0.message)" } ?? "the CA bundle cannot be used"
+        } catch let error as ManifestError where error.caBundleFailure != nil {
+            let problem = error.caBundleFailure?.description ?? "the CA bundle cannot be used"
             let hint = "restore the file, or point registry.caBundle (or --ca-bundle) at the CA bundle; each run reads it again"
             context.console.error("this run cannot verify the registry: \(problem) — \(hint)")
             if context.global.json && jsonSummary {

@@ -36,7 +36,7 @@ package enum ErrorAdvice {
             }
         }
         // Say "usually temporary" once: the SDK's text may already say it.
-        let temporary = failure.description.range(of: "usually temporary", options: .caseInsensitive) == nil ? "this is usually temporary: " : ""
+        let temporary = failure.apiError?.saysUsuallyTemporary == true ? "" : "this is usually temporary: "
         let again = rerun.map { "run `\($0)` again when the registry is reachable" } ?? "the next run retries (or run `manashiki-sync sync` again)"
         let todo = failure.isRetryable
             ? "\(temporary)\(again)"
