@@ -50,6 +50,14 @@ let package = Package(
                 resources: [.copy("PrivacyInfo.xcprivacy")]),
         .target(name: "ManashikiSyncCLI", dependencies: ["ManashikiSync", "Manashiki", "ManashikiCore"]),
         .executableTarget(name: "manashiki-sync", dependencies: ["ManashikiSyncCLI"]),
+        // Doc tests (docs/development.md, "Doc tests"): the plugin turns every Swift block of
+        // README.md and docs/*.md into sources of `manashiki-doc-snippets`, so a snippet that
+        // drifts from the API fails the build; ManashikiDocTests runs the `run` blocks, the JSON
+        // manifests and the shell commands against the development registry.
+        .executableTarget(name: "manashiki-doc-blocks"),
+        .plugin(name: "DocBlocksPlugin", capability: .buildTool(), dependencies: ["manashiki-doc-blocks"], path: "Sources/DocBlocksPlugin"),
+        .executableTarget(name: "manashiki-doc-snippets", dependencies: ["Manashiki", "ManashikiSync", "ManashikiRegistry"],
+                          plugins: ["DocBlocksPlugin"]),
         .executableTarget(name: "manashiki-bench", dependencies: ["ManashikiSyncCLI", "Manashiki", "ManashikiCore", "ManashikiSync", "ManashikiRegistry", "ManashikiProcess"]),
         .testTarget(name: "ManashikiCoreTests", dependencies: ["ManashikiCore", "ManashikiTestSupport"]),
         .testTarget(name: "ManashikiBenchTests", dependencies: ["manashiki-bench", "ManashikiCore", "ManashikiTestSupport"]),
@@ -57,7 +65,9 @@ let package = Package(
         .testTarget(name: "ManashikiRegistryTests", dependencies: ["ManashikiRegistry", "ManashikiCore", "Manashiki", "ManashikiTestSupport", "manashiki-registry"]),
         .testTarget(name: "ManashikiSyncTests", dependencies: ["ManashikiSync", "Manashiki", "ManashikiCore", "ManashikiTestSupport", "ManashikiRegistry", "ManashikiProcess"]),
         .testTarget(name: "ManashikiSyncCLITests", dependencies: ["ManashikiSyncCLI", "ManashikiSync", "ManashikiCore", "ManashikiRegistry", "ManashikiTestSupport", "ManashikiProcess", "manashiki-sync"]),
-        // Failure injection, crashes, file-system hazards and secrets (README "Reliability").
+        .testTarget(name: "ManashikiDocTests", dependencies: ["manashiki-doc-snippets", "Manashiki", "ManashikiSync", "ManashikiRegistry",
+                                                             "ManashikiTestSupport", "ManashikiProcess", "manashiki-sync", "manashiki-registry"]),
+        // Failure injection, crashes, file-system hazards and secrets (docs/reliability.md).
         .testTarget(
             name: "ManashikiReliabilityTests",
             dependencies: ["Manashiki", "ManashikiCore", "ManashikiSync", "ManashikiSyncCLI", "ManashikiRegistry", "ManashikiTestSupport", "ManashikiProcess", "manashiki-sync"]

@@ -4,9 +4,12 @@
 No Apple compiler runs in CI, so this script evaluates every `#if` / `#elseif` / `#else` in
 Sources/ and Tests/ (Swift: os(), canImport(), targetEnvironment(), arch(), compiler(), swift();
 C: defined(), TARGET_OS_*, __GLIBC__ comparisons) for macOS, iOS, Mac Catalyst, tvOS, watchOS,
-visionOS and Linux, and flags code that would be compiled on a platform but uses what does not
-exist there (Foundation.Process off macOS, Glibc symbols on Apple, posix_spawn on tvOS/watchOS,
-CryptoKit on Linux, more than one @main in an executable target, ...). It also enforces the
+visionOS and Linux — the tests too: a package's test targets are built for an iOS, tvOS,
+watchOS or visionOS simulator as well — and flags code that would be compiled on a platform but
+uses what does not exist there (Foundation.Process off macOS, Glibc symbols on Apple,
+posix_spawn on tvOS/watchOS, CryptoKit on Linux, more than one @main in an executable target,
+a type of this package declared only for some platforms — `ChildProcess`, `RunningChild`,
+`CurlTransport`, `BackgroundModelDownloads` — used where it is not declared, ...). It also enforces the
 package's rules: platform decisions (`os(...)`) live in a target's `Platform/` folder (a file
 guarded as a whole is allowed anywhere), and `canImport` never names one of this package's own
 modules (its answer changes with a Package.swift condition, not with the platform). And it keeps
@@ -110,6 +113,10 @@ SWIFT_RULES = [
     (r"\b(processInfo|info)\.(isiOSAppOnMac|isMacCatalystApp)\b", ["Linux"], "ProcessInfo.isiOSAppOnMac / isMacCatalystApp are Apple-only"),
     (r"\ballows(Expensive|Constrained)NetworkAccess\b|\bURLSessionConfiguration\.background\b|\bbackground\(withIdentifier:",
      ["Linux"], "Apple-only URLSessionConfiguration API"),
+    (r"\bbackgroundTaskCancelledReason\b|\bdownloadTaskResumeData\b|\bNSURLSessionDownloadTaskResumeData\b|\bforSecurityApplicationGroupIdentifier\b",
+     ["Linux"], "Apple-only Foundation API (FoundationNetworking's URLError has no background-task fields; no App Groups)"),
+    (r"\bperformExpiringActivity\b", ["macOS", "Linux"],
+     "ProcessInfo.performExpiringActivity(withReason:using:): iOS 8.2, Mac Catalyst 13.1, tvOS 9, watchOS 2, visionOS 1; API_UNAVAILABLE(macos)"),
     (r"@Observable\b|\bimport\s+Observation\b", PLATFORMS, "Observation needs iOS 17 / macOS 14 (deployment targets are iOS 16 / macOS 13)"),
 ]
 
@@ -643,9 +650,68 @@ def is_whole_file_guard(directives, code):
     return False
 
 
-def platforms_for(rel):
-    """Sources build for every platform; test targets run where `swift test` runs (macOS, Linux)."""
-    return ["macOS", "Linux"] if rel.startswith("Tests" + os.sep) else PLATFORMS
+# --------------------------------------------------------------------------------------------
+# This package's own declarations that exist on some platforms only
+
+# A type declaration (attributes and modifiers allowed); group 1 is the indentation, 2 the
+# access level, 3 the name. Functions are left out: their lower-case names (`log`, `field`)
+# also name locals and labels.
+DECLARATION = re.compile(r"^(\s*)(?:@[\w.]+(?:\([^)]*\))?\s+)*(?:(public|package|internal|fileprivate|private|open)\s+)?"
+                         r"(?:(?:final|indirect|nonisolated)\s+)*(?:class|struct|enum|protocol|actor|typealias)\s+([A-Za-z_]\w*)")
+
+
+def declared_platforms(parsed):
+    """Type name -> platforms on which some declaration of it is compiled, for the names not
+    compiled everywhere. A name declared twice (two targets, or `#if`/`#else` halves) counts as
+    declared wherever either is, so a clash can hide a problem but never invent one."""
+    where = {}
+    for rel, (_, code, actives) in parsed.items():
+        for number, text in enumerate(code.split("\n"), 1):
+            m = DECLARATION.match(text)
+            # Only top-level declarations other files can see: a private one is the file's own.
+            if not m or m.group(1) or m.group(2) in ("private", "fileprivate"):
+                continue
+            seen = where.setdefault(m.group(3), set())
+            for platform, (active, _) in actives.items():
+                if number in active:
+                    seen.add(platform)
+    return {name: platforms for name, platforms in where.items() if platforms != set(PLATFORMS)}
+
+
+def check_declarations(rel, code, actives, restricted, findings):
+    """Uses of a restricted type on a platform where no declaration of it is compiled. A file
+    that declares a type of that name itself (nested, or private) means its own."""
+    lines = code.split("\n")
+    own = {m.group(3) for m in (DECLARATION.match(t) for t in lines) if m}
+    names = sorted(set(restricted) - own)
+    if not names:
+        return
+    pattern = re.compile(r"(?<![\w.])(" + "|".join(map(re.escape, names)) + r")\b")
+    for number, text in enumerate(lines, 1):
+        for m in pattern.finditer(text):
+            name = m.group(1)
+            for platform, (active, _) in actives.items():
+                if number in active and platform not in restricted[name]:
+                    findings.append(Finding(rel, number, platform,
+                        "%s is declared in this package only for %s: guard this use the same way (a test file for some platforms: a whole-file #if): %s"
+                        % (name, ", ".join(p for p in PLATFORMS if p in restricted[name]), text.strip()[:100])))
+
+
+def parse_swift_files(root, local, findings):
+    """Every Swift file under Sources/ and Tests/: rel -> (source, code without comments and
+    strings, {platform: (active lines, directives)}), each #if evaluated once per platform."""
+    parsed = {}
+    for top in ("Sources", "Tests"):
+        for dirpath, _, files in os.walk(os.path.join(root, top)):
+            for name in sorted(files):
+                if not name.endswith(".swift"):
+                    continue
+                path = os.path.join(dirpath, name)
+                rel = os.path.relpath(path, root)
+                source = open(path, encoding="utf-8").read()
+                code = strip_swift(source)
+                parsed[rel] = (source, code, {p: active_lines_swift(rel, code, p, local, findings) for p in PLATFORMS})
+    return parsed
 
 
 def check_tree(root):
@@ -654,16 +720,18 @@ def check_tree(root):
     executables = executable_targets(root)
     mains = {}  # (target, platform) -> [(path, line)]
     targets = deployment_targets(root)
+    parsed = parse_swift_files(root, local, findings)
+    restricted = declared_platforms(parsed)
+    for rel, (source, code, actives) in sorted(parsed.items()):
+        check_swift(rel, source, local, mains, findings, targets, actives)
+        check_declarations(rel, code, actives, restricted, findings)
     for top in ("Sources", "Tests"):
         base = os.path.join(root, top)
         for dirpath, _, files in os.walk(base):
             for name in sorted(files):
-                path = os.path.join(dirpath, name)
-                rel = os.path.relpath(path, root)
-                if name.endswith(".swift"):
-                    check_swift(rel, open(path, encoding="utf-8").read(), local, mains, findings, targets)
-                elif name.endswith((".c", ".h")):
-                    check_c(rel, open(path, encoding="utf-8").read(), findings)
+                if name.endswith((".c", ".h")):
+                    path = os.path.join(dirpath, name)
+                    check_c(os.path.relpath(path, root), open(path, encoding="utf-8").read(), findings)
     findings.extend(check_privacy(root, local))
     for (target, platform), sites in sorted(mains.items()):
         files = sorted(set(p for p, _ in sites))
@@ -676,7 +744,9 @@ def check_tree(root):
     return findings
 
 
-def check_swift(rel, source, local, mains, findings, targets=None):
+def check_swift(rel, source, local, mains, findings, targets=None, actives=None):
+    """`actives`: each platform's (active lines, directives), when already evaluated (the
+    evaluation's own findings were recorded then)."""
     code = strip_swift(source)
     lines = code.split("\n")
     with_strings = strip_swift(source, keep_strings=True).split("\n")
@@ -692,8 +762,8 @@ def check_swift(rel, source, local, mains, findings, targets=None):
             if pattern[0].search(subject):
                 hits.setdefault(number, []).append(index)
     active_by_platform = {}
-    for platform in platforms_for(rel):
-        active, directives = active_lines_swift(rel, code, platform, local, findings)
+    for platform in PLATFORMS:
+        active, directives = actives[platform] if actives else active_lines_swift(rel, code, platform, local, findings)
         directives_seen = directives
         if platform in APPLE:
             active_by_platform[platform] = active
@@ -912,6 +982,12 @@ BAD = {
         "func f(b: [UInt8]) {\n    guard #available(macOS 14, iOS 17, tvOS 17, watchOS 10, visionOS 1, *) else { return }\n    _ = String(validating: b, as: UTF8.self)\n}\n",
         "needs macOS 15"),
     "Mutex": ("Sources/A/X.swift", "import Synchronization\nlet m = Mutex(0)\n", "Synchronization (Mutex, Atomic) needs"),
+    "a test reaches iOS too (Tests/ is read for every platform)": ("Tests/ATests/T.swift", "let c = ChildProcess()\n", "child processes exist only"),
+    "a package type declared for Linux and macOS, used unguarded in a test": ("Tests/ATests/T.swift", "let s = Spawner()\n",
+        "Spawner is declared in this package only for macOS, Linux"),
+    "performExpiringActivity compiled for macOS": ("Sources/A/Platform/X.swift",
+        "#if os(macOS) || os(iOS)\nfunc f() { ProcessInfo.processInfo.performExpiringActivity(withReason: \"r\") { _ in } }\n#endif\n", "API_UNAVAILABLE(macos)"),
+    "URLError's resume data on Linux": ("Sources/A/X.swift", "let d = (error as? URLError)?.downloadTaskResumeData\n", "Apple-only Foundation API"),
     "C: posix_spawn unguarded": ("Sources/CShim/s.c", "#include <spawn.h>\nint f(void) { return posix_spawn(0, 0, 0, 0, 0, 0); }\n", "prohibited on tvOS"),
     "C: TARGET_OS without TargetConditionals": ("Sources/CShim/t.c", "#if defined(__APPLE__) && TARGET_OS_OSX\nint x;\n#endif\n", "TargetConditionals"),
     "C: Linux-only call under __APPLE__ || __linux__": ("Sources/CShim/u.c",
@@ -937,7 +1013,15 @@ GOOD = {
         "@available(macOS 15, iOS 18, tvOS 18, watchOS 11, visionOS 2, *)\nfunc f(b: [UInt8]) -> String? {\n    String(validating: b, as: UTF8.self)\n}\n"),
     "API above the target on Linux only": ("Sources/A/L.swift", "#if os(Linux)\nlet s = String(validating: [65], as: UTF8.self)\n#endif\n"),
     "older validating initializers": ("Sources/A/C.swift", "let s = String(validatingCString: p)\nlet t = String(validatingUTF8: q)\n"),
+    "a platform-only type used under the same guard": ("Tests/ATests/T.swift", "#if os(Linux) || os(macOS)\nlet s = Spawner()\n#endif\n"),
+    "a file's own type of a platform-only type's name": ("Sources/A/C.swift", "struct C {\n    enum Spawner: String { case a }\n    let k = Spawner.a\n}\n"),
+    "a member of that name": ("Tests/ATests/U.swift", "let s = Factory.Spawner()\n"),
 }
+
+# Files written beside a case's own (label -> {path: text}).
+SELF_TEST_EXTRA = {label: {"Sources/A/Platform/Spawn.swift": "#if os(Linux) || os(macOS)\nstruct Spawner {}\n#endif\n"}
+                   for label in ["a package type declared for Linux and macOS, used unguarded in a test", "a platform-only type used under the same guard",
+                                 "a file's own type of a platform-only type's name", "a member of that name"]}
 
 
 def run_self_test():
@@ -945,6 +1029,8 @@ def run_self_test():
     for label, (rel, text, expected) in BAD.items():
         with tempfile.TemporaryDirectory() as root:
             write(root, rel, text)
+            for extra, body in SELF_TEST_EXTRA.get(label, {}).items():
+                write(root, extra, body)
             if label.startswith("two @main"):
                 write(root, "Sources/tool/B.swift", "@main struct B { static func main() {} }\n")
                 write(root, "Package.swift", 'let p = Package(targets: [.executableTarget(name: "tool")])\n')
@@ -955,6 +1041,8 @@ def run_self_test():
     for label, (rel, text) in GOOD.items():
         with tempfile.TemporaryDirectory() as root:
             write(root, rel, text)
+            for extra, body in SELF_TEST_EXTRA.get(label, {}).items():
+                write(root, extra, body)
             write(root, "Package.swift", 'let p = Package(targets: [.executableTarget(name: "tool")])\n')
             found = check_tree(root)
             if found:
@@ -1078,7 +1166,7 @@ def main(argv):
         for f in findings:
             print("  " + str(f))
         return 1
-    print("portability check passed: every #if in Sources/ and Tests/ evaluated for %s" % ", ".join(PLATFORMS))
+    print("portability check passed: every #if in Sources/ and Tests/ (tests included) evaluated for %s" % ", ".join(PLATFORMS))
     return 0
 
 

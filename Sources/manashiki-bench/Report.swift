@@ -38,7 +38,7 @@ struct Figure {
     }
 }
 
-/// Prints figures as a Markdown table (ready to paste into the README).
+/// Prints figures as a Markdown table (ready to paste into docs/benchmarks.md).
 func printTable(_ title: String, _ figures: [Figure]) {
     print("\n#### \(title)\n")
     print("| figure | value | target | met |")

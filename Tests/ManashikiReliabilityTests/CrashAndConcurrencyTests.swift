@@ -1,3 +1,4 @@
+#if os(Linux) || os(macOS) // child processes (ManashikiProcess) exist on Linux and macOS only
 import Foundation
 import ManashikiTestSupport
 import Testing
@@ -177,3 +178,4 @@ struct CrashAndConcurrencyTests {
         #expect(closedAfter, "the installed file's descriptor was not closed after the rename: \(events)")
     }
 }
+#endif

@@ -1,3 +1,4 @@
+#if os(Linux) || os(macOS) // child processes (ManashikiProcess) exist on Linux and macOS only
 import Foundation
 import ManashikiTestSupport
 import Testing
@@ -142,3 +143,4 @@ struct CredentialTests {
         #expect(!result.all.contains("RelSecretKey"), "part of the key in output")
     }
 }
+#endif

@@ -1,3 +1,4 @@
+#if os(Linux) || os(macOS) // child processes (ManashikiProcess) exist on Linux and macOS only
 import Foundation
 import Testing
 import Manashiki
@@ -157,14 +158,14 @@ struct ManifestSyntaxTests {
         }
     }
 
-    @Test("the README's sample of manifest errors is what the binary prints")
-    func readmeSample() async throws {
-        let readme = try String(contentsOf: URL(fileURLWithPath: #filePath).deletingLastPathComponent()
-            .deletingLastPathComponent().deletingLastPathComponent().appendingPathComponent("README.md"), encoding: .utf8)
-        let intro = try #require(readme.range(of: "Mistakes are reported all at once"))
-        let start = try #require(readme.range(of: "```text\n", range: intro.upperBound..<readme.endIndex))
-        let end = try #require(readme.range(of: "```", range: start.upperBound..<readme.endIndex))
-        let sample = readme[start.upperBound..<end.lowerBound].split(separator: "\n").map(String.init)
+    @Test("the sync-agent guide's sample of manifest errors (docs/sync-agent.md) is what the binary prints")
+    func guideSample() async throws {
+        let guide = try String(contentsOf: URL(fileURLWithPath: #filePath).deletingLastPathComponent()
+            .deletingLastPathComponent().deletingLastPathComponent().appendingPathComponent("docs/sync-agent.md"), encoding: .utf8)
+        let intro = try #require(guide.range(of: "Mistakes are reported all at once"))
+        let start = try #require(guide.range(of: "```text\n", range: intro.upperBound..<guide.endIndex))
+        let end = try #require(guide.range(of: "```", range: start.upperBound..<guide.endIndex))
+        let sample = guide[start.upperBound..<end.lowerBound].split(separator: "\n").map(String.init)
         let f = try SyncFixture(models: ["alpha", "beta", "gamma"],
                                 extraEntries: [#"{"id": "delta", "version": "1.x"}"#])
         let manifest = String(decoding: try Data(contentsOf: f.manifestURL), as: UTF8.self)
@@ -173,6 +174,7 @@ struct ManifestSyntaxTests {
         let result = try await f.run(["plan"])
         #expect(result.status == 2)
         #expect(sample.count == 2)
-        #expect(result.stderrLines == sample, "README:\n\(sample.joined(separator: "\n"))\nbinary:\n\(result.stderr)")
+        #expect(result.stderrLines == sample, "docs/sync-agent.md:\n\(sample.joined(separator: "\n"))\nbinary:\n\(result.stderr)")
     }
 }
+#endif

@@ -1,3 +1,4 @@
+#if os(Linux) || os(macOS) // child processes (ManashikiProcess) exist on Linux and macOS only
 import Foundation
 import ManashikiTestSupport
 import Testing
@@ -220,3 +221,4 @@ struct PrivilegedFileSystemTests {
         Invariants.expectStandardOutcome(store: f.store, before: before, failed: ["alpha", "beta", "gamma"])
     }
 }
+#endif

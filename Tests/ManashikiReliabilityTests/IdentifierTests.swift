@@ -1,3 +1,4 @@
+#if os(Linux) || os(macOS) // child processes (ManashikiProcess) exist on Linux and macOS only
 import Foundation
 import Testing
 import Manashiki
@@ -77,3 +78,4 @@ struct IdentifierTests {
         #expect(!s.registry.requests.contains { $0.path.hasPrefix("/api/models/") && $0.path != "/api/models/alpha" })
     }
 }
+#endif

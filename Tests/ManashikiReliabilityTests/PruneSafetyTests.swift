@@ -1,3 +1,4 @@
+#if os(Linux) || os(macOS) // child processes (ManashikiProcess) exist on Linux and macOS only
 import Foundation
 import Testing
 import ManashikiRegistry
@@ -83,3 +84,4 @@ struct PruneSafetyTests {
         #expect(f.installed("beta") == nil && f.installed("gamma") == nil && f.isInstalledIntact("alpha"))
     }
 }
+#endif

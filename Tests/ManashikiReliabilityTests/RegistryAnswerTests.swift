@@ -1,3 +1,4 @@
+#if os(Linux) || os(macOS) // child processes (ManashikiProcess) exist on Linux and macOS only
 import Foundation
 import ManashikiTestSupport
 import Testing
@@ -117,3 +118,4 @@ struct RegistryAnswerTests {
         #expect(f.isInstalledIntact("beta"))
     }
 }
+#endif

@@ -1,3 +1,4 @@
+#if os(Linux) || os(macOS) // child processes (ManashikiProcess) exist on Linux and macOS only
 import Foundation
 import Testing
 import Manashiki
@@ -60,3 +61,4 @@ struct ResumeAfterCrashTests {
         #expect(f.installed("beta") == nil && Invariants.partials(f.store).isEmpty)
     }
 }
+#endif

@@ -1,3 +1,4 @@
+#if os(Linux) || os(macOS) // child processes (ManashikiProcess) exist on Linux and macOS only
 import Foundation
 import ManashikiTestSupport
 import Testing
@@ -252,3 +253,4 @@ func reconcile(baseURL: URL, store: URL, models: [String]?, manifestURL: URL? = 
     options.environment = SyncEnvironment(variables: [:])
     return try await Reconciler(manifest: manifest, apiKey: Keys.publishable, options: options).run()
 }
+#endif

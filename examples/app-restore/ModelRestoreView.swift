@@ -29,7 +29,7 @@ final class ModelRestorer: ObservableObject {
         phase = .checking
         let report: SyncReport
         do {
-            report = try await ModelSync.restore(manifestURL: manifest, apiKey: "mk_pub_acme_REPLACE_WITH_YOUR_PUBLISHABLE_KEY") { event in
+            report = try await ModelSync.restore(manifestURL: manifest, apiKey: "mk_pub_acme_REPLACEWITHYOURPUBLISHABLEKEY") { event in
                 Task { @MainActor in self.apply(event) }
             }
         } catch {

@@ -30,18 +30,23 @@ public struct DownloadOptions: Sendable, Hashable {
     /// report follows with the same number). Not called for a download that starts at byte 0.
     /// Options compare equal whatever this closure is.
     public var onResume: (@Sendable (_ bytesKept: Int64) -> Void)? {
-        get { resumeObserver?.body }
-        set { resumeObserver = newValue.map(Observer.init) }
+        get { resumeObserver.body }
+        set { resumeObserver = Observer(newValue) }
     }
-    private var resumeObserver: Observer?
+    private var resumeObserver = Observer<(@Sendable (Int64) -> Void)?>(nil)
+    /// Called when a transfer cannot start because no network the policy allows is available
+    /// and it waits for one (`NetworkPolicy.waitsForConnectivity`; URLSession's
+    /// `urlSession(_:taskIsWaitingForConnectivity:)` on Apple platforms, at most once per
+    /// request). URLSession bounds the wait by its resource timeout (7 days in
+    /// `URLSessionTransport`), not the idle timeout: bound it with `deadline`. Not called on Linux (neither libcurl nor FoundationNetworking
+    /// waits). Options compare equal whatever this closure is.
+    public var onWaitingForNetwork: (@Sendable () -> Void)? {
+        get { waitingObserver.body }
+        set { waitingObserver = Observer(newValue) }
+    }
+    private var waitingObserver = Observer<(@Sendable () -> Void)?>(nil)
 
     /// The defaults.
     public init() {}
 
-    /// A closure that takes no part in equality or hashing (an observer, not a setting).
-    private struct Observer: Sendable, Hashable {
-        let body: @Sendable (Int64) -> Void
-        static func == (_: Observer, _: Observer) -> Bool { true }
-        func hash(into hasher: inout Hasher) {}
-    }
 }

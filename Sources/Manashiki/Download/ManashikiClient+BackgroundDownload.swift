@@ -9,8 +9,9 @@ extension ManashikiClient {
     /// `URLSession`, with the ticket that verifies the file when the system hands it over.
     ///
     /// The request carries no API key and no session token (the storage host gets neither).
-    /// Signed URLs expire (`expiresIn`): a transfer the system starts too late gets a 403,
-    /// which `installDownloadedFile` rejects; ask for a new request then.
+    /// Signed URLs expire (`expiresIn`, kept as the ticket's `urlExpiresAt`): a transfer the
+    /// system starts too late gets a 403, which `installDownloadedFile` rejects; ask for a new
+    /// request then (`BackgroundModelDownloads` does it by itself).
     /// - Throws: `APIError` as `downloadModel` does before any byte moves, and
     ///   `APIError.invalidResponse` when the registry gives no digest (a file fetched in the
     ///   background could not be verified).
@@ -26,8 +27,9 @@ extension ManashikiClient {
         request.setValue(Self.userAgent, forHTTPHeaderField: "User-Agent")
         request.setValue("identity", forHTTPHeaderField: "Accept-Encoding")
         request.httpShouldHandleCookies = false
+        let expiresAt = ticket.expiresIn.map { Date().addingTimeInterval(TimeInterval(max(0, $0))) }
         return (request, BackgroundDownloadTicket(modelId: modelId, sha256: sha256, size: expecting?.size ?? ticket.size,
-                                                  version: expecting?.version ?? ticket.version))
+                                                  version: expecting?.version ?? ticket.version, urlExpiresAt: expiresAt))
     }
 
     /// Installs a file the system downloaded for `ticket` through the same verify-and-install
@@ -42,14 +44,18 @@ extension ManashikiClient {
     ///   - status: the HTTP status of the system's task (`(task.response as? HTTPURLResponse)?.statusCode`);
     ///     anything but 200 means the file is an error page, not the model.
     /// - Throws: `APIError.integrityMismatch`, `.bodyTooShort`, `.bodyTooLong`, `.fileSystem`;
-    ///   `.unexpectedStatus` for a 403/410 (the signed URL expired: request a new one) or any
-    ///   other non-200 answer.
+    ///   `.downloadURLExpired` for a 403/410 (the signed URL expired: request the download again),
+    ///   `.rateLimited` for a 429, `.server` for a 5xx, `.unexpectedStatus` for any other non-200.
     public func installDownloadedFile(at location: URL, status: Int?, for ticket: BackgroundDownloadTicket) throws -> DownloadedModel {
         try ModelID.validate(ticket.modelId)
         switch status {
         case 200?: break
-        case 403?, 410?:
-            throw APIError.unexpectedStatus(status: status ?? 0, message: "the signed download URL of \(ticket.modelId) expired before the system fetched it; request a new background download")
+        case let expired? where expired == 403 || expired == 410:
+            throw APIError.downloadURLExpired(modelId: ticket.modelId, status: expired)
+        case 429?:
+            throw APIError.rateLimited(retryAfter: nil)
+        case let failed? where (500..<600).contains(failed):
+            throw APIError.server(status: failed, message: "the storage host, for the background download of \(ticket.modelId)")
         default:
             throw APIError.unexpectedStatus(status: status ?? 0, message: "the storage host did not send \(ticket.modelId) (the background download got no 200 answer); request it again")
         }

@@ -203,7 +203,7 @@ extension ManashikiClient {
             var headers: HTTPHeaders = ["User-Agent": Self.userAgent, "Accept-Encoding": "identity"]
             if writer.received > 0 { headers["Range"] = "bytes=\(writer.received)-" }
             // No X-API-Key and no Authorization: the storage host gets neither (CONTRACT §3).
-            let request = HTTPRequest(url: url, headers: headers, idleTimeout: options.idleTimeout)
+            let request = HTTPRequest(url: url, headers: headers, idleTimeout: options.idleTimeout, onWaitingForConnectivity: options.onWaitingForNetwork)
             do {
                 let consumer: any HTTPBodyConsumer = options.rateLimiter.map { RateLimitedConsumer(writer, limiter: $0) } ?? writer
                 try await Self.stream(request, to: consumer, over: transport, until: deadline)

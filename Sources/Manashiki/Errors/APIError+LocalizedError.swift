@@ -7,7 +7,7 @@ extension APIError: LocalizedError, CustomStringConvertible {
         case .invalidAPIKey:
             return "The API key is not a valid Manashiki key. Copy it again from the dashboard: it starts with mk_pub_, mk_live_, mk_svc_ or sk_live_, has no surrounding spaces or newlines, and ends in at least 20 letters and digits."
         case .forbiddenScope:
-            return "This key's tier may not do this. Creating sessions and uploading models need a server key (sk_live_ for sessions); a publishable mk_pub_ key can only list and download."
+            return "This API key's tier may not do this. A publishable mk_pub_ key may only list and download; creating sessions needs a legacy sk_live_ key (the only kind the registry issues sessions for today: mk_live_ and mk_svc_ keys are refused); uploading models needs a server key (mk_live_, mk_svc_ or sk_live_). Use the key that the method needs, on your backend."
         case .invalidModelId(let id):
             return "\(Self.quoted(id)) is not a valid model id. Ids are 1 to 128 characters of lowercase letters, digits, '.', '_' and '-', start and end with a letter or digit, and contain no '..'."
         case .badRequest(let message):
@@ -35,6 +35,8 @@ extension APIError: LocalizedError, CustomStringConvertible {
             return "The storage host sent more than the declared \(expected) bytes; the transfer was stopped and nothing was installed. Try again; report it if it persists."
         case .bodyTooShort(let expected, let received):
             return "The transfer ended after \(received) of \(expected) bytes. Nothing was installed; try again (a retry resumes where it stopped)."
+        case .downloadURLExpired(let id, let status):
+            return "The signed download URL of \(Self.quoted(id)) expired before the transfer reached the storage host (HTTP \(status)). Nothing was installed; request the download again (a new URL is issued)."
         case .refusedURL(let reason):
             return "Refused to connect: \(reason). Only https URLs (and http to this machine) are followed, so credentials and artifacts cannot be sent or fetched elsewhere."
         case .invalidResponse(let detail) where detail.hasPrefix("the registry serves"):

@@ -20,8 +20,10 @@ public enum APIError: Error, Sendable, Equatable {
 
     /// The API key matches none of the published formats (CONTRACT §1). Nothing was sent.
     case invalidAPIKey
-    /// A server-only method was called with a client-tier (`mk_pub_`) key, or the server refused
-    /// the key's scope (`403 forbidden_scope`).
+    /// A server-only method was called with a client-tier (`mk_pub_`) key (nothing was sent), or
+    /// the server refused the key's scope (`403 forbidden_scope`, e.g. an `mk_live_` key asking
+    /// for a session). Exactly the case the SDK guide names; its text says what each kind of key
+    /// may do, without assuming which one was used.
     case forbiddenScope
     /// The model id is not a valid id (CONTRACT §2); it was never used in a URL or a path.
     case invalidModelId(String)
@@ -60,6 +62,10 @@ public enum APIError: Error, Sendable, Equatable {
     /// `http` to a non-loopback host, credentials in the URL, too many redirects, or a redirect
     /// away from the API origin). The reason never contains the URL's query string.
     case refusedURL(String)
+    /// The storage host refused a signed download URL that expired before the transfer reached
+    /// it (403 or 410): a background transfer the system started late. Nothing was installed;
+    /// requesting the download again issues a new URL (retryable).
+    case downloadURLExpired(modelId: String, status: Int)
 
     // MARK: Transport and local failures
 
@@ -96,7 +102,7 @@ extension APIError {
     /// transfers.
     public var isRetryable: Bool {
         switch self {
-        case .rateLimited, .server, .transport, .bodyTooShort: return true
+        case .rateLimited, .server, .transport, .bodyTooShort, .downloadURLExpired: return true
         case .fileSystem(_, _, let code): return code == EINTR || code == EAGAIN
         case .proxy(let failure): return failure.isRetryable
         default: return false
@@ -111,7 +117,7 @@ extension APIError {
         case .modelNotFound: return 404
         case .modelSunset: return 410
         case .rateLimited: return 429
-        case .server(let status, _), .unexpectedStatus(let status, _): return status
+        case .server(let status, _), .unexpectedStatus(let status, _), .downloadURLExpired(_, let status): return status
         default: return nil
         }
     }

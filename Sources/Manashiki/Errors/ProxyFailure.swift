@@ -1,7 +1,7 @@
 import Foundation
 
-/// Why a proxy chosen from the environment (`https_proxy`, `HTTP_PROXY`, `ALL_PROXY`…, see the
-/// README's "Proxies") could not carry a request: the payload of `APIError.proxy`.
+/// Why a proxy chosen from the environment (`https_proxy`, `HTTP_PROXY`, `ALL_PROXY`…, see
+/// docs/networking.md, "Proxies") could not carry a request: the payload of `APIError.proxy`.
 ///
 /// It names the proxy by `host:port` and the variable that chose it; never its user name or
 /// password.

@@ -26,7 +26,7 @@ import Security
 /// `SecTrustSetAnchorCertificatesOnly` iOS 2, macOS 10.6, tvOS 9, watchOS 2, visionOS 1;
 /// `SecTrustEvaluateWithError` iOS 12, macOS 10.14, tvOS 12, watchOS 5, visionOS 1;
 /// `URLCredential(trust:)` iOS 3, macOS 10.6, tvOS 9, watchOS 2, visionOS 1.
-/// Not compiled or run on Apple platforms in this repository's CI (see the README).
+/// Not compiled or run on Apple platforms in this repository's CI (see docs/apple-platforms.md, "What is verified on Linux only").
 ///
 /// Linux: FoundationNetworking does not hand server trust to the delegate; default handling
 /// (the bundle is applied by `CurlTransport` there instead).

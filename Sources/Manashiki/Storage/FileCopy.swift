@@ -115,11 +115,20 @@ package enum FileCopy {
         KernelFileCalls.copyFileRange(source, &inOffset, fd, &outOffset, length: Int64(chunkSize))
     }
 
-    /// Hashes a whole file (a clone) from the start (`FileDigest`), reading at most one byte
-    /// past `maxSize`.
-    private static func hash(_ fd: Int32, path: String, maxSize: Int64?) throws -> (String, Int64) {
+    /// Hashes a whole file (a clone, a finished background download) from the start
+    /// (`FileDigest`), reading at most one byte past `maxSize`.
+    /// - Parameter stop: asked before each 4 MiB block; true stops the hash with
+    ///   `CancellationError` (a background install whose time ran out; see `BackgroundInstall`).
+    static func hash(_ fd: Int32, path: String, maxSize: Int64?, stop: () -> Bool = { false }) throws -> (String, Int64) {
         let hasher = SHA256Hasher()
-        let size = try FileDigest.hashing(path) { () throws(FileDigest.ReadError) in try FileDigest.hash(fd, into: hasher, limit: maxSize.map { $0 + 1 }) }
+        let size: Int64
+        do {
+            size = try FileDigest.hash(fd, into: hasher, limit: maxSize.map { $0 + 1 }, stop: stop)
+        } catch where error.code == ECANCELED {
+            throw CancellationError()
+        } catch {
+            throw APIError.fileSystem(operation: "read", path: path, code: error.code)
+        }
         if let maxSize, size > maxSize { throw APIError.bodyTooLong(expected: maxSize) }
         return (hasher.finalize().hex, size)
     }

@@ -11,6 +11,9 @@ import Foundation
 /// <store>/.manashiki/lock                            the cross-process lock (StoreLock)
 /// <store>/.manashiki/partial/<id>.<rnd>.partial      downloads in progress or kept to resume
 /// <store>/.manashiki/partial/<id>.<rnd>.partial.json the sidecar of a kept partial download
+/// <store>/.manashiki/background/<session>/<id>.json  a background session's record of a model
+///                                                    (resume data, or a finished file awaiting
+///                                                    verification; BackgroundRecord)
 /// ```
 /// Files named `<name>.tmp.<16 hex>` are temporary files of a durable write (see `DurableFile`).
 public struct StoreLayout: Sendable, Hashable {
@@ -30,6 +33,8 @@ public struct StoreLayout: Sendable, Hashable {
     public static let lastRunFileName = "last-run.json"
     /// `lock`.
     public static let lockFileName = "lock"
+    /// `background`: the folder of background sessions' records, inside the private folder.
+    public static let backgroundFolderName = "background"
     /// The extension of partial downloads (`partial`).
     public static let partialExtension = "partial"
     /// What follows a partial download's name to name its sidecar (`.json`).
@@ -45,6 +50,8 @@ public struct StoreLayout: Sendable, Hashable {
     public var lockFile: URL { metadataDirectory.appendingPathComponent(Self.lockFileName) }
     /// `<store>/.manashiki/partial`.
     public var partialDirectory: URL { metadataDirectory.appendingPathComponent(Self.partialFolderName, isDirectory: true) }
+    /// `<store>/.manashiki/background`.
+    public var backgroundDirectory: URL { metadataDirectory.appendingPathComponent(Self.backgroundFolderName, isDirectory: true) }
     /// `<store>/.manashiki/partial/<name>`.
     public func partialFile(_ name: String) -> URL { partialDirectory.appendingPathComponent(name) }
 

@@ -16,16 +16,26 @@ public struct HTTPRequest: Sendable, Hashable {
     /// The most body bytes `HTTPTransport.send(_:)` buffers before failing with
     /// `APIError.invalidResponse`, so a hostile or broken server cannot exhaust memory.
     public var maxBufferedBodyBytes: Int
+    /// Called by a transport whose request waits for a network the policy allows instead of
+    /// failing (`URLSessionTransport` with `NetworkPolicy.waitsForConnectivity`). Takes no part
+    /// in equality or hashing.
+    public var onWaitingForConnectivity: (@Sendable () -> Void)? {
+        get { waitingObserver.body }
+        set { waitingObserver = Observer(newValue) }
+    }
+    private var waitingObserver = Observer<(@Sendable () -> Void)?>(nil)
 
     /// Creates a request.
     public init(method: String = "GET", url: URL, headers: HTTPHeaders = [:], body: Data? = nil,
-                idleTimeout: TimeInterval = 60, maxBufferedBodyBytes: Int = 32 << 20) {
+                idleTimeout: TimeInterval = 60, maxBufferedBodyBytes: Int = 32 << 20,
+                onWaitingForConnectivity: (@Sendable () -> Void)? = nil) {
         self.method = method
         self.url = url
         self.headers = headers
         self.body = body
         self.idleTimeout = idleTimeout
         self.maxBufferedBodyBytes = maxBufferedBodyBytes
+        self.onWaitingForConnectivity = onWaitingForConnectivity
     }
 }
 

@@ -17,7 +17,10 @@ import FoundationNetworking
 ///   Apple platforms), which the SDK uses when no transport is given.
 /// * Follows no redirects (the client decides), stores no cookies, caches nothing, and asks
 ///   for identity encoding unless the request says otherwise.
-/// * `NetworkPolicy` decides cellular, Low Data Mode and waiting for connectivity.
+/// * `NetworkPolicy` decides cellular, Low Data Mode and waiting for connectivity; a request
+///   that waits for a network calls its `HTTPRequest.onWaitingForConnectivity`
+///   (`urlSession(_:taskIsWaitingForConnectivity:)`, iOS 11, macOS 10.13, tvOS 11, watchOS 4,
+///   visionOS 1; FoundationNetworking on Linux never waits, so never calls it).
 /// * `TLSTrust` adds CAs to the system's trust on Apple platforms (a server-trust challenge
 ///   evaluated with them as extra anchors; see `Platform/ServerTrustEvaluation.swift`).
 ///   FoundationNetworking on Linux offers no such hook: there the bundle is not applied
@@ -54,7 +57,7 @@ public struct URLSessionTransport: HTTPTransport {
         urlRequest.httpBody = request.body
         urlRequest.httpShouldHandleCookies = false
 
-        let pump = StreamPump(highWater: box.highWater)
+        let pump = StreamPump(highWater: box.highWater, onWaiting: request.onWaitingForConnectivity)
         let task = box.session.dataTask(with: urlRequest)
         box.delegate.register(pump, for: task)
         pump.task = task
@@ -143,6 +146,12 @@ final class SessionDelegate: NSObject, URLSessionDataDelegate, @unchecked Sendab
     func urlSession(_ session: URLSession, task: URLSessionTask, didCompleteWithError error: (any Error)?) {
         pump(task)?.didComplete(error: error)
     }
+
+    /// No network the policy allows: the request waits (up to the resource timeout, or the
+    /// download's deadline); its observer is told, at most once per task.
+    func urlSession(_ session: URLSession, taskIsWaitingForConnectivity task: URLSessionTask) {
+        pump(task)?.onWaiting?()
+    }
 }
 
 /// Hands one task's events to the consumer with backpressure.
@@ -161,8 +170,13 @@ final class StreamPump: @unchecked Sendable {
     private let highWater: Int
     /// Set before the task starts; read only by this pump.
     nonisolated(unsafe) var task: URLSessionTask?
+    /// The request's `onWaitingForConnectivity`.
+    let onWaiting: (@Sendable () -> Void)?
 
-    init(highWater: Int) { self.highWater = highWater }
+    init(highWater: Int, onWaiting: (@Sendable () -> Void)? = nil) {
+        self.highWater = highWater
+        self.onWaiting = onWaiting
+    }
 
     /// FoundationNetworking restarts a suspended transfer from scratch, so never suspend there.
     private var canSuspend: Bool {

@@ -27,11 +27,15 @@ package enum FileDigest {
 
     /// Feeds `hasher` the bytes of `fd` from `offset` until the end of the file, or until
     /// `limit` bytes when given; returns how many it read.
-    package static func hash(_ fd: Int32, into hasher: SHA256Hasher, from offset: Int64 = 0, limit: Int64? = nil) throws(ReadError) -> Int64 {
+    /// - Parameter stop: asked before each piece; true ends the read with `ECANCELED` (a
+    ///   background install whose time ran out).
+    package static func hash(_ fd: Int32, into hasher: SHA256Hasher, from offset: Int64 = 0, limit: Int64? = nil,
+                             stop: () -> Bool = { false }) throws(ReadError) -> Int64 {
         let buffer = UnsafeMutableRawBufferPointer.allocate(byteCount: chunkSize, alignment: 4096)
         defer { buffer.deallocate() }
         var read: Int64 = 0
         while limit.map({ read < $0 }) ?? true {
+            if stop() { throw ReadError(code: ECANCELED) }
             let want = Int(min(Int64(chunkSize), limit.map { $0 - read } ?? Int64(chunkSize)))
             let n = pread(fd, buffer.baseAddress, want, off_t(offset + read))
             if n < 0 {

@@ -51,6 +51,11 @@ public struct ModelResult: Sendable, Equatable, CustomStringConvertible {
     /// Whether the model failed.
     public var failure: SyncFailure? { if case .failed(let f) = status { return f } else { return nil } }
 
+    /// A blocked model as a terminal failure naming it and the plan's reason (`SyncReport.failures`).
+    var blockedFailure: SyncFailure? {
+        status == .blocked ? SyncFailure(kind: .terminal, message: description) : nil
+    }
+
     /// Whether the store changed for this model.
     public var changedStore: Bool {
         switch status {

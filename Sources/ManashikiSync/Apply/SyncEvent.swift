@@ -22,6 +22,10 @@ public enum SyncEvent: Sendable, Equatable {
     /// `bytesKept` were hashed again and are not fetched. Comes after `.modelStarted` and before
     /// the first `.progress` (which reports the same bytes).
     case resumed(modelId: String, bytesKept: Int64, totalBytes: Int64?)
+    /// A download waits for a network the policy allows (`policies.network.waitForConnectivity`
+    /// on Apple platforms, where URLSession says so; at most once per request): nothing moves
+    /// until one appears or the deadline passes.
+    case waitingForNetwork(modelId: String)
     /// Bytes of a download: written so far and the total when known.
     case progress(modelId: String, bytesWritten: Int64, totalBytes: Int64?)
     /// A retryable failure; the action is retried after `delay`.

@@ -40,8 +40,12 @@ public struct SyncReport: Sendable, Equatable {
     /// The result for `modelId`.
     public subscript(modelId: String) -> ModelResult? { results.first { $0.modelId == modelId } }
 
-    /// Every failure, run-level first.
-    public var failures: [SyncFailure] { (runFailure.map { [$0] } ?? []) + results.compactMap(\.failure) }
+    /// Every failure, run-level first, then each model that failed or is blocked, in plan order.
+    /// A blocked model (private without a session, not in the catalog, incompatible…) is a
+    /// terminal failure whose message names it and says why: `<id>: blocked — <reason>`.
+    public var failures: [SyncFailure] {
+        (runFailure.map { [$0] } ?? []) + results.compactMap { $0.failure ?? $0.blockedFailure }
+    }
 
     /// Whether running again later, unchanged, may succeed: every failure is retryable (or the
     /// store was locked) and nothing is blocked.
@@ -51,7 +55,9 @@ public struct SyncReport: Sendable, Equatable {
         return !failures.isEmpty && !blocked && failures.allSatisfy(\.isRetryable)
     }
 
-    /// A one-line summary: `changed: 2 installed, 1 replaced, 0 pruned, 0 skipped, 0 failed, 0 blocked`.
+    /// A one-line summary: `changed: 2 installed, 1 replaced, 0 pruned, 0 skipped, 0 failed, 0 blocked`,
+    /// then what stopped the run and each failed or blocked model with its reason
+    /// (`partial-failure: 1 installed, …, 1 blocked — whisper-medical-ja-fp16: blocked — …`).
     public var summary: String {
         func count(_ match: (ModelResult.Status) -> Bool) -> Int { results.filter { match($0.status) }.count }
         let installed = count { if case .installed = $0 { return true } else { return false } }
@@ -61,7 +67,8 @@ public struct SyncReport: Sendable, Equatable {
         let blocked = count { $0 == .blocked }
         let skipped = count { $0 == .skipped }
         var text = "\(outcome.rawValue): \(installed) installed, \(replaced) replaced, \(pruned) pruned, \(skipped) skipped, \(failed) failed, \(blocked) blocked"
-        if let runFailure { text += " — \(runFailure)" }
+        let reasons = (runFailure.map { ["\($0)"] } ?? []) + results.filter { $0.failure != nil || $0.blockedFailure != nil }.map(\.description)
+        if !reasons.isEmpty { text += " — " + reasons.joined(separator: "; ") }
         return text
     }
 }

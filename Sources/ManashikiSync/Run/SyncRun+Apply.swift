@@ -82,6 +82,7 @@ extension SyncRun {
         }
         var options = downloadOptions
         options.onResume = { [emit] kept in emit(.resumed(modelId: id, bytesKept: kept, totalBytes: target.size)) }
+        options.onWaitingForNetwork = { [emit] in emit(.waitingForNetwork(modelId: id)) }
         let run = options
         let directory = layout.directory
         let fetched = try await context.fetcher.fetch(id, target: target, store: { try StorageDirectory(url: directory) }, run: run, progress: progress,

@@ -52,7 +52,7 @@ final class SyncRun: Sendable {
     func perform() async -> SyncReport {
         guard Self.comparablePath(layout.directory) == Self.comparablePath(registry.storageDirectory) else {
             return SyncReport(outcome: .failed, runFailure: SyncFailure(kind: .terminal,
-                message: "the registry client installs into \(registry.storageDirectory.path) but the manifest's store is \(layout.directory.path)"))
+                message: "the registry client installs into \(registry.storageDirectory.path) but the manifest's store is \(layout.directory.path); nothing was changed. A Reconciler records, locks and prunes the manifest's store, so its client must install there: create the ManashikiClient with storageDirectory: manifest.storeDirectory (or use Reconciler(manifest:apiKey:), which does), or set the manifest's store.directory to \(registry.storageDirectory.path)"))
         }
         if options.dryRun && !FileManager.default.fileExists(atPath: layout.lockFile.path) { return await run() }
         let storeLock: StoreLock?

@@ -69,6 +69,8 @@ package final class JSONEventWriter: RunRenderer, Sendable {
             if due { emit("model.progress", ProgressFields(modelId: id, bytesWritten: written, totalBytes: total)) }
         case .resumed(let id, let kept, let total):
             emit("model.resumed", ResumedFields(modelId: id, bytesKept: kept, totalBytes: total))
+        case .waitingForNetwork(let id):
+            emit("model.waiting", WaitingFields(modelId: id, reason: "network"))
         case .retrying(let id, let attempt, let delay, let reason):
             emit("model.retrying", RetryingFields(modelId: id, attempt: attempt, delaySeconds: Self.seconds(delay),
                                                    reason: TextSanitizer.oneLine(reason)))
@@ -127,6 +129,12 @@ private struct ResumedFields: Encodable {
     var modelId: String
     var bytesKept: Int64
     @Null var totalBytes: Int64?
+}
+
+/// `model.waiting`: a transfer waits for a network its policy allows (`reason` is `network`).
+private struct WaitingFields: Encodable {
+    var modelId: String
+    var reason: String
 }
 
 /// `model.retrying` (`modelId` null for the catalog).

@@ -66,6 +66,8 @@ package final class PlainRenderer: RunRenderer, @unchecked Sendable {
         case .resumed(let id, let kept, let total):
             resumedBytes[id] = kept
             say("\(id): \(Self.resumeText(kept: kept, total: total))")
+        case .waitingForNetwork(let id):
+            say("\(id): \(Self.waitingText)")
         case .retrying(let id, let attempt, let delay, let reason):
             say("\(id ?? "catalog"): attempt \(attempt) failed (\(reason)); retrying in \(ByteFormat.duration(JSONEventWriter.seconds(delay)))")
         case .modelFinished(let result):
@@ -83,6 +85,9 @@ package final class PlainRenderer: RunRenderer, @unchecked Sendable {
     static func resumeText(kept: Int64, total: Int64?) -> String {
         "resuming: \(ByteFormat.bytes(kept))\(total.map { " of \(ByteFormat.bytes($0))" } ?? "") kept from an interrupted download"
     }
+
+    /// What a download waiting for a network shows.
+    static let waitingText = "waiting for a network the policy allows (policies.network); it continues when one appears (policies.downloadTimeoutSeconds bounds the wait)"
 
     /// `id: installed 1.4.0 (4.0 MiB in 2s)`.
     static func resultLine(_ r: ModelResult, seconds: Double?) -> String {

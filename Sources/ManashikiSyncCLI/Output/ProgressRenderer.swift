@@ -66,6 +66,9 @@ package final class ProgressRenderer: RunRenderer, @unchecked Sendable {
             active[id]?.written = kept
             pending.append("\(id): \(PlainRenderer.resumeText(kept: kept, total: total))")
             force = true
+        case .waitingForNetwork(let id):
+            pending.append("\(id): \(PlainRenderer.waitingText)")
+            force = true
         case .progress(let id, let written, let total):
             active[id]?.written = written
             if let total { active[id]?.total = total }

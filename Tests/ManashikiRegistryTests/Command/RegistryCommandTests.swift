@@ -39,6 +39,7 @@ struct RegistryCommandTests {
         #expect(options.allowRemote)
     }
 
+    #if os(Linux) || os(macOS) // child processes (ManashikiProcess) exist on Linux and macOS only
     @Test("the executable serves the demo on --port 0, writes --ready-file, and stops on SIGTERM")
     func executableServes() throws {
         let binary = BuiltProduct.manashikiRegistry
@@ -80,4 +81,5 @@ struct RegistryCommandTests {
         #expect(message.contains("$.models[0].artifact.generated.size"))
         #expect(message.contains("Fix:"))
     }
+    #endif
 }

@@ -1,3 +1,4 @@
+#if os(Linux) || os(macOS) // child processes (ManashikiProcess) exist on Linux and macOS only
 import Foundation
 import Testing
 @testable import ManashikiRegistry
@@ -61,3 +62,4 @@ struct DownloadFaultTests {
         #expect(try Curl.run([other]).body == registry.artifactBytes(modelId: Fixture.tiny))
     }
 }
+#endif

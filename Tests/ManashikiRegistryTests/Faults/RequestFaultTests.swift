@@ -1,3 +1,4 @@
+#if os(Linux) || os(macOS) // child processes (ManashikiProcess) exist on Linux and macOS only
 import Foundation
 import Testing
 @testable import ManashikiRegistry
@@ -114,3 +115,4 @@ struct RequestFaultTests {
         #expect(curl.status == 0)
     }
 }
+#endif

@@ -1,3 +1,4 @@
+#if os(Linux) || os(macOS) // child processes (ManashikiProcess) exist on Linux and macOS only
 import Foundation
 import Testing
 @testable import ManashikiRegistry
@@ -94,3 +95,4 @@ struct HTTPServerTests {
         #expect(throws: RegistryStartError.self) { try Fixture.start(configuration: configuration) }
     }
 }
+#endif

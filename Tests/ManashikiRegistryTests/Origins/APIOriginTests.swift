@@ -1,3 +1,4 @@
+#if os(Linux) || os(macOS) // child processes (ManashikiProcess) exist on Linux and macOS only
 import Foundation
 import Testing
 @testable import ManashikiRegistry
@@ -174,3 +175,4 @@ struct APIOriginTests {
         #expect(JSON.errorCode(wrong.body) != nil)
     }
 }
+#endif

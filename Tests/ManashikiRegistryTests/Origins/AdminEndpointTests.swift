@@ -1,3 +1,4 @@
+#if os(Linux) || os(macOS) // child processes (ManashikiProcess) exist on Linux and macOS only
 import Foundation
 import Testing
 @testable import ManashikiRegistry
@@ -111,3 +112,4 @@ struct AdminEndpointTests {
         #expect(try await HTTPClient.fetch(registry.api("/api/models/tiny"), key: Fixture.publishable).status == 200)
     }
 }
+#endif

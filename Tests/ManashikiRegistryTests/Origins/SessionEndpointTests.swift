@@ -1,3 +1,4 @@
+#if os(Linux) || os(macOS) // child processes (ManashikiProcess) exist on Linux and macOS only
 import Foundation
 import Testing
 @testable import ManashikiRegistry
@@ -50,3 +51,4 @@ struct SessionEndpointTests {
         #expect(edge.status == 200)
     }
 }
+#endif

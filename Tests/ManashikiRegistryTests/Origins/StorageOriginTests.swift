@@ -1,3 +1,4 @@
+#if os(Linux) || os(macOS) // child processes (ManashikiProcess) exist on Linux and macOS only
 import Foundation
 import Testing
 @testable import ManashikiRegistry
@@ -141,3 +142,4 @@ struct StorageOriginTests {
         #expect((1...32).contains(registry.maxConcurrentDownloads))
     }
 }
+#endif

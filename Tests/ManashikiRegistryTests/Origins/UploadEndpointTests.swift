@@ -1,3 +1,4 @@
+#if os(Linux) || os(macOS) // child processes (ManashikiProcess) exist on Linux and macOS only
 import Foundation
 import Testing
 @testable import ManashikiRegistry
@@ -125,3 +126,4 @@ struct UploadEndpointTests {
         #expect(registry.artifactBytes(modelId: Fixture.tiny) == Data("nine".utf8))
     }
 }
+#endif

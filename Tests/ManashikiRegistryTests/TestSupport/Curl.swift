@@ -1,3 +1,4 @@
+#if os(Linux) || os(macOS) // child processes (ManashikiProcess) exist on Linux and macOS only
 import Foundation
 import ManashikiTestSupport
 import Manashiki
@@ -41,3 +42,4 @@ enum Curl {
                           body: (try? Data(contentsOf: bodyFile)) ?? Data())
     }
 }
+#endif

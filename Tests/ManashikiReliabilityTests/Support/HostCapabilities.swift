@@ -1,3 +1,4 @@
+#if os(Linux) || os(macOS) // child processes (ManashikiProcess) exist on Linux and macOS only
 import Foundation
 import ManashikiProcess
 import ManashikiTestSupport
@@ -112,3 +113,4 @@ final class LockHolder: @unchecked Sendable {
         _ = await running.finish(timeout: 5)
     }
 }
+#endif

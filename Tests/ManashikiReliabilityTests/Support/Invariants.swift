@@ -27,7 +27,7 @@ struct StoreSnapshot: Sendable {
     }
 }
 
-/// The standard outcome every failure case must show (README "Reliability").
+/// The standard outcome every failure case must show (docs/reliability.md).
 enum Invariants {
     /// Stray files in `<store>/.manashiki/partial`: anything but a partial download kept to be
     /// resumed together with its valid sidecar (temporary files, a partial without a usable

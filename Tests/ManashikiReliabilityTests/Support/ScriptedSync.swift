@@ -1,3 +1,4 @@
+#if os(Linux) || os(macOS) // child processes (ManashikiProcess) exist on Linux and macOS only
 import Foundation
 import ManashikiTestSupport
 import Testing
@@ -78,3 +79,4 @@ final class ScriptedSync: @unchecked Sendable {
         return result
     }
 }
+#endif

@@ -1,3 +1,4 @@
+#if os(Linux) || os(macOS) // child processes (ManashikiProcess) exist on Linux and macOS only
 import Foundation
 import ManashikiTestSupport
 import Testing
@@ -90,3 +91,4 @@ final class SyncFixture: @unchecked Sendable {
         try ManashikiClient(apiKey: Keys.publishable, baseURL: registry.apiBaseURL, transport: transport, storageDirectory: store)
     }
 }
+#endif

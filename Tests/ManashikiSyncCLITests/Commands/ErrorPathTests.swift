@@ -1,3 +1,4 @@
+#if os(Linux) || os(macOS) // child processes (ManashikiProcess) exist on Linux and macOS only
 import Foundation
 import Manashiki
 import Testing
@@ -147,3 +148,4 @@ struct ErrorPathTests {
         #expect(version.stdout.hasPrefix("manashiki-sync "))
     }
 }
+#endif

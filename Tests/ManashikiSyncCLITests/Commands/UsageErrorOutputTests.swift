@@ -1,3 +1,4 @@
+#if os(Linux) || os(macOS) // child processes (ManashikiProcess) exist on Linux and macOS only
 import Foundation
 import Testing
 import ManashikiTestSupport
@@ -49,3 +50,4 @@ struct UsageErrorOutputTests {
         #expect(result.stderrLines.first?.hasPrefix("manashiki-sync: error: ") == true)
     }
 }
+#endif

@@ -1,3 +1,4 @@
+#if os(Linux) || os(macOS) // child processes (ManashikiProcess) exist on Linux and macOS only
 import Foundation
 import ManashikiTestSupport
 import Manashiki
@@ -71,3 +72,4 @@ final class Fixture: @unchecked Sendable {
 func hasControlCharacters(_ text: String) -> Bool {
     text.unicodeScalars.contains { ($0.value < 0x20 && $0.value != 0x0A) || (0x7F...0x9F).contains($0.value) }
 }
+#endif

@@ -1,3 +1,4 @@
+#if os(Linux) || os(macOS) // child processes (ManashikiProcess) exist on Linux and macOS only
 import Foundation
 import ManashikiTestSupport
 import Manashiki
@@ -458,3 +459,4 @@ struct FleetTests {
         #expect(Self.installed(build, "alpha") != nil && Self.installed(build, "beta") == nil)
     }
 }
+#endif

@@ -1,10 +1,11 @@
+#if os(Linux) || os(macOS) // child processes (ManashikiProcess) exist on Linux and macOS only
 import Foundation
 import Testing
 import ManashikiRegistry
 import ManashikiTestSupport
 
 /// Proxies from the environment, through a real logging forward proxy (Debian's tinyproxy) in
-/// front of the development registry, with the built binary (README "Proxies").
+/// front of the development registry, with the built binary (docs/networking.md, "Proxies").
 @Suite("proxies: HTTP_PROXY, no_proxy, errors and credentials (built binary, tinyproxy, development registry)")
 struct ProxyTests {
     /// A password tests look for in every output.
@@ -478,3 +479,4 @@ struct ProxyTests {
         #expect(relayed.contains { $0.hasPrefix("GET http://127.0.0.1:\(fixture.registry.apiBaseURL.port!)/api/models") }, "\(relayed)")
     }
 }
+#endif

@@ -1,3 +1,4 @@
+#if os(Linux) || os(macOS) // child processes (ManashikiProcess) exist on Linux and macOS only
 import Foundation
 import ManashikiTestSupport
 import Testing
@@ -85,7 +86,7 @@ struct ExampleFilesTests {
         #expect(argv.first == Self.installPath)
         #expect(try await Self.agentAccepts(Array(argv.dropFirst())))
         #expect(!(try await Self.agentAccepts(["sync", "--manifset", "/etc/manashiki/manashiki.json"])))
-        // Exit 3 (partial failure) must show in `systemctl --failed` and OnFailure= (README:
+        // Exit 3 (partial failure) must show in `systemctl --failed` and OnFailure= (docs/sync-agent.md,
         // "Running from timers"); only 75 (another run holds the lock) and 143 (a `systemctl stop`
         // or shutdown during a run, which keeps the partial for the next run) count as success.
         let success = try #require(service.split(separator: "\n").first { $0.hasPrefix("SuccessExitStatus=") })
@@ -285,3 +286,4 @@ struct ExampleFilesTests {
         #expect(CrontabEntry(line) == nil)
     }
 }
+#endif

@@ -1,3 +1,4 @@
+#if os(Linux) || os(macOS) // child processes (ManashikiProcess) exist on Linux and macOS only
 import Foundation
 import Testing
 
@@ -175,3 +176,4 @@ struct MetricsFileTests {
         #expect(!FileManager.default.fileExists(atPath: fixture.directory.appendingPathComponent("x.prom").path))
     }
 }
+#endif

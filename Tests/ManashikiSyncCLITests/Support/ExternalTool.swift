@@ -1,3 +1,4 @@
+#if os(Linux) || os(macOS) // child processes (ManashikiProcess) exist on Linux and macOS only
 import Foundation
 import ManashikiProcess
 import ManashikiTestSupport
@@ -49,3 +50,4 @@ enum ExternalTool {
         return Result(status: r.status, output: r.stdout + r.stderr)
     }
 }
+#endif

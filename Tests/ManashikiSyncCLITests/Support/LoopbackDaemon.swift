@@ -1,3 +1,4 @@
+#if os(Linux) || os(macOS) // child processes (ManashikiProcess) exist on Linux and macOS only
 import Foundation
 import ManashikiTestSupport
 #if canImport(Glibc)
@@ -54,3 +55,4 @@ final class LoopbackDaemon: @unchecked Sendable {
         return await child.finish(timeout: 10)
     }
 }
+#endif

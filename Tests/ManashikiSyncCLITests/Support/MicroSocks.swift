@@ -1,3 +1,4 @@
+#if os(Linux) || os(macOS) // child processes (ManashikiProcess) exist on Linux and macOS only
 import Foundation
 import ManashikiTestSupport
 
@@ -32,3 +33,4 @@ final class MicroSocks: Sendable {
         }
     }
 }
+#endif

@@ -1,3 +1,4 @@
+#if os(Linux) || os(macOS) // child processes (ManashikiProcess) exist on Linux and macOS only
 import Foundation
 import ManashikiRegistry
 import ManashikiTestSupport
@@ -122,3 +123,4 @@ final class NginxMirror: @unchecked Sendable {
         }
     }
 }
+#endif

@@ -1,3 +1,4 @@
+#if os(Linux) || os(macOS) // child processes (ManashikiProcess) exist on Linux and macOS only
 import Foundation
 import ManashikiTestSupport
 
@@ -57,3 +58,4 @@ final class TinyProxy: Sendable {
         return relayed
     }
 }
+#endif

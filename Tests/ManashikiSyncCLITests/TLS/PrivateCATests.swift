@@ -1,3 +1,4 @@
+#if os(Linux) || os(macOS) // child processes (ManashikiProcess) exist on Linux and macOS only
 import Foundation
 import Manashiki
 import Testing
@@ -410,3 +411,4 @@ struct PrivateCATests {
         #expect(lines.contains { $0.hasPrefix("manashiki_sync_last_success_timestamp_seconds{") && !$0.hasSuffix("} 0") }, "\(metricsWhileGone)")
     }
 }
+#endif

@@ -1,3 +1,4 @@
+#if os(Linux) || os(macOS) // child processes (ManashikiProcess) exist on Linux and macOS only
 import Foundation
 import Testing
 
@@ -54,3 +55,4 @@ struct TestCertificateAuthority {
         try #require(result.succeeded, "openssl \(arguments.joined(separator: " ")) failed: \(result.output)")
     }
 }
+#endif

@@ -1,3 +1,4 @@
+#if os(Linux) || os(macOS) // child processes (ManashikiProcess) exist on Linux and macOS only
 import Foundation
 import ManashikiCore
 import Manashiki
@@ -75,3 +76,4 @@ struct SpawnedChildLockTests {
         #expect(inUse == 0)
     }
 }
+#endif

@@ -99,7 +99,7 @@ struct ErrorMappingTests {
             .invalidSession, .modelNotFound("m"), .modelSunset("m"), .rateLimited(retryAfter: 3), .rateLimited(retryAfter: nil),
             .server(status: 500, message: nil), .unexpectedStatus(status: 418, message: "m"),
             .integrityMismatch(expected: "a", actual: "b"), .bodyTooLong(expected: 1), .bodyTooShort(expected: 2, received: 1),
-            .refusedURL("r"), .invalidResponse("d"), .transport("t"), .fileSystem(operation: "write", path: "/p", code: ENOSPC),
+            .refusedURL("r"), .downloadURLExpired(modelId: "m", status: 403), .invalidResponse("d"), .transport("t"), .fileSystem(operation: "write", path: "/p", code: ENOSPC),
         ]
         for error in all {
             let text = error.localizedDescription

@@ -71,6 +71,11 @@ struct RequestTests {
         let (live, liveMock) = try makeClient(TestKeys.live) { _ in .error(403, code: "forbidden_scope") }
         await #expect(throws: APIError.forbiddenScope) { _ = try await live.createSession(principalId: "p") }
         #expect(liveMock.requests.count == 1)
+        // The text must not blame a publishable key when an mk_live_ key was refused (issue 26, 7):
+        // it says what each kind may do, and that sessions need sk_live_ (mk_live_ is refused).
+        let text = APIError.forbiddenScope.localizedDescription
+        #expect(text.contains("mk_live_ and mk_svc_ keys are refused") && text.contains("needs a legacy sk_live_ key"), "\(text)")
+        #expect(!text.contains("A publishable mk_pub_ key may only list and download. Creating"), "\(text)")
     }
 
     @Test("ttlSec outside 60…86400 is refused locally", arguments: [0, 59, 86_401])

@@ -40,8 +40,14 @@ struct BackgroundDownloadTests {
         #expect(request.url?.absoluteString == s.downloadURL)
         #expect(request.value(forHTTPHeaderField: "X-API-Key") == nil)
         #expect(request.value(forHTTPHeaderField: "Authorization") == nil)
-        #expect(ticket == BackgroundDownloadTicket(modelId: "tiny", sha256: s.sha, size: s.ticketSize, version: "1.0.0"))
-        #expect(BackgroundDownloadTicket(taskDescription: ticket.taskDescription) == ticket)
+        #expect(ticket.isSameArtifact(as: BackgroundDownloadTicket(modelId: "tiny", sha256: s.sha, size: s.ticketSize, version: "1.0.0")))
+        #expect(ticket.version == "1.0.0" && ticket.retries == 0)
+        // expiresIn 300: the URL's end is kept, so stale resume data is not used after it.
+        let left = try #require(ticket.urlExpiresAt).timeIntervalSinceNow
+        #expect(left > 290 && left <= 300)
+        let decoded = try #require(BackgroundDownloadTicket(taskDescription: ticket.taskDescription))
+        #expect(decoded.isSameArtifact(as: ticket) && decoded.retries == ticket.retries)
+        #expect(!ticket.taskDescription.contains("sig=") && !ticket.taskDescription.contains("mks_session"))
         #expect(BackgroundDownloadTicket(taskDescription: "not ours") == nil)
         #expect(BackgroundDownloadTicket(taskDescription: nil) == nil)
         // Only the API request was made, with the session as Bearer there.
@@ -106,6 +112,20 @@ struct BackgroundDownloadTests {
         #expect(throws: APIError.self) { _ = try client.installDownloadedFile(at: location, status: status, for: ticket) }
         #expect(try Data(contentsOf: dir.file("tiny.bin")) == previous.0)
         #expect(try inode(dir.file("tiny.bin")) == previous.1)
+    }
+
+    @Test("an expired URL's 403/410 says to request the download again, not to check the base URL (issue 26, 7)",
+          arguments: [403, 410])
+    func expiredURLAdvice(_ status: Int) async throws {
+        let s = ScriptedStorage()
+        let (client, _) = try makeClient(storage: dir.url, s.handler)
+        let (_, ticket) = try await client.backgroundDownloadRequest("tiny")
+        let location = try handOver(s.artifact)
+        let error = try #require(throws: APIError.self) { _ = try client.installDownloadedFile(at: location, status: status, for: ticket) }
+        #expect(error == .downloadURLExpired(modelId: "tiny", status: status))
+        #expect(error.isRetryable)
+        let text = error.localizedDescription
+        #expect(text.contains("request the download again") && !text.contains("base URL") && !text.contains("update the SDK"), "\(text)")
     }
 
     @Test("a ticket naming an invalid model id is refused before any file is touched")

@@ -17,10 +17,26 @@ final class ScriptedStorage: @unchecked Sendable {
     private let storageCount = Locked(0)
 
     init(size: Int = 3 << 20 | 4321, seed: UInt8 = 7) {
-        artifact = Data((0..<size).map { UInt8(truncatingIfNeeded: $0 &* 31 &+ Int(seed)) })
-        sha = SHA256Hasher.hash(artifact).hex
+        (artifact, sha) = Self.content(size: size, seed: seed)
         ticketSHA = sha
         ticketSize = Int64(size)
+    }
+
+    /// Artifacts made once per (size, seed) for the whole run: Swift Testing makes a fixture per
+    /// test, and building 9 MiB byte by byte in a debug build took seconds of the cooperative
+    /// pool each time, which under CI's load starved the tests' own tasks past their 60 s bounds.
+    private static let made = Locked([[Int]: (Data, String)]())
+
+    private static func content(size: Int, seed: UInt8) -> (Data, String) {
+        if let known = made.withLock({ $0[[size, Int(seed)]] }) { return known }
+        var data = Data(count: size)
+        data.withUnsafeMutableBytes { raw in
+            let bytes = raw.bindMemory(to: UInt8.self)
+            for i in 0..<size { bytes[i] = UInt8(truncatingIfNeeded: i &* 31 &+ Int(seed)) }
+        }
+        let entry = (data, SHA256Hasher.hash(data).hex)
+        made.withLock { $0[[size, Int(seed)]] = entry }
+        return entry
     }
 
     var handler: MockTransport.Handler {

@@ -10,7 +10,7 @@ struct PrivacyManifestTests {
     @Test("each embedded library's manifest is copied into its resource bundle and parses as a property list",
           arguments: ["Manashiki", "ManashikiSync"])
     func shipped(_ target: String) throws {
-        let source = try Data(contentsOf: PortabilityCheckTests.root.appendingPathComponent("Sources/\(target)/PrivacyInfo.xcprivacy"))
+        let source = try Data(contentsOf: PackageRoot.url.appendingPathComponent("Sources/\(target)/PrivacyInfo.xcprivacy"))
         let built = try #require(BuiltProduct.resource("PrivacyInfo.xcprivacy", of: target), "no resource bundle for \(target): is it in Package.swift's resources?")
         #expect(try Data(contentsOf: built) == source)
         let plist = try #require(try PropertyListSerialization.propertyList(from: source, format: nil) as? [String: Any])

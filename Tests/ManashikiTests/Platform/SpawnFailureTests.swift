@@ -1,3 +1,4 @@
+#if os(Linux) || os(macOS) // child processes (ManashikiProcess) exist on Linux and macOS only
 import Foundation
 import Testing
 @testable import ManashikiProcess
@@ -34,3 +35,4 @@ struct SpawnFailureTests {
         }
     }
 }
+#endif

@@ -3,7 +3,7 @@ import Testing
 @testable import Manashiki
 
 #if os(Linux)
-/// libcurl's outcome of a request through a proxy → the error (README "Proxies").
+/// libcurl's outcome of a request through a proxy → the error (docs/networking.md, "Proxies").
 @Suite("CurlTransport: failures through a proxy")
 struct CurlProxyErrorTextTests {
     static let proxy = try! ProxyServer(variable: "HTTPS_PROXY", value: "http://alice:s3cr3t@proxy.corp:3128")

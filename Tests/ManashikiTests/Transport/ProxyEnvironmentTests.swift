@@ -2,7 +2,7 @@ import Foundation
 import Testing
 @testable import Manashiki
 
-/// The proxy decision: environment + URL → route (README "Proxies").
+/// The proxy decision: environment + URL → route (docs/networking.md, "Proxies").
 @Suite("Proxy decision from the environment")
 struct ProxyEnvironmentTests {
     /// A route in a few words: `direct`, `bypassed NO_PROXY`, `proxy HTTP_PROXY http p:3128`, `invalid https_proxy`.

@@ -41,6 +41,20 @@ struct TLSTrustTests {
         #expect(TLSTrust.system.caBundle == nil && TLSTrust.system.certificates.isEmpty)
     }
 
+    @Test("a system-sized bundle: every block is read, a truncated last block and text between blocks are skipped")
+    func largeBundle() {
+        let blocks = (0..<150).map { n in Data((0..<900).map { UInt8(($0 + n) % 256) }) }
+        var pem = "# 150 roots\n"
+        for (n, der) in blocks.enumerated() {
+            pem += "subject=CN = root \(n)\n-----BEGIN CERTIFICATE-----\n"
+            pem += der.base64EncodedString(options: [.lineLength64Characters, .endLineWithLineFeed]) + "\n-----END CERTIFICATE-----\n"
+        }
+        pem += "-----BEGIN CERTIFICATE-----\nAQID"   // cut off: no END line
+        #expect(TLSTrust.certificates(inPEM: Data(pem.utf8)) == blocks)
+        #expect(TLSTrust.certificates(inPEM: Data()).isEmpty)
+        #expect(TLSTrust.certificates(inPEM: Data("-----BEGIN CERTIFICATE-----".utf8)).isEmpty)
+    }
+
     @Test("a bundle that is missing, a directory, or without a certificate is refused with what is wrong",
           arguments: [("missing", "does not exist"), ("directory", "is a directory, not a PEM file"),
                       ("text", "holds no PEM certificate (no \"-----BEGIN CERTIFICATE-----\" block)"),
