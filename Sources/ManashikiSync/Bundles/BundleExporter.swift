@@ -244,7 +244,7 @@ public enum BundleExporter {
             return []
         }
         do { return try BundleIndex.decode(data, location: bundle.indexFile.path).models } catch var error as ArtifactFileError {
-            if !error.message.contains("is newer than") {
+            if case .other = error.cause {
                 error.hint = "export never overwrites a file it cannot read as a bundle index: if this is the right directory, move index.json away and export again; otherwise choose an empty directory"
             }
             throw error

@@ -120,16 +120,47 @@ package struct ExportCommand: Sendable {
 
     private func summary(outcome: String, code: ExitCode, bundle: BundleLayout, report: BundleExporter.Report?, error: String?) {
         guard context.global.json else { return }
-        func fields(_ a: PinnedArtifact) -> [String: Any?] { ["modelId": a.modelId, "version": a.version, "sha256": a.sha256, "bytes": a.size] }
-        JSONEventWriter(console: context.console).emit("summary", [
-            "command": "export", "outcome": outcome, "exitCode": Int(code.rawValue), "exitName": code.name,
-            "bundle": bundle.directory.path, "copied": (report?.copied ?? []).map(fields), "present": (report?.present ?? []).map(fields),
-            "failures": (report?.failures ?? []).map { ["modelId": $0.modelId, "message": TextSanitizer.oneLine($0.message)] as [String: Any?] },
-            "repaired": (report?.repaired ?? []).map { ["modelId": $0.artifact.modelId, "version": $0.artifact.version, "sha256": $0.artifact.sha256,
-                                                         "problem": $0.problem, "replaced": $0.replaced] as [String: Any?] },
-            "removedTemporaries": report?.removedTemporaries ?? [],
-            "bytesCopied": report?.bytesCopied ?? 0, "bytesVerified": report?.bytesVerified ?? 0, "indexEntries": report?.index.models.count ?? 0,
-            "error": error.map { JSONEventWriter.errorFields(message: $0, hint: nil, kind: "terminal") },
-        ])
+        JSONEventWriter(console: context.console).emit("summary", ExportSummaryFields(
+            outcome: outcome, exitCode: Int(code.rawValue), exitName: code.name, bundle: bundle.directory.path,
+            copied: (report?.copied ?? []).map(ArtifactFields.init), present: (report?.present ?? []).map(ArtifactFields.init),
+            failures: (report?.failures ?? []).map { ModelMessageFields(modelId: $0.modelId, message: $0.message) },
+            repaired: (report?.repaired ?? []).map(RepairedBlobFields.init), removedTemporaries: report?.removedTemporaries ?? [],
+            bytesCopied: report?.bytesCopied ?? 0, bytesVerified: report?.bytesVerified ?? 0, indexEntries: report?.index.models.count ?? 0,
+            error: .terminal(error)))
     }
+}
+
+/// A damaged blob an export found in the bundle.
+private struct RepairedBlobFields: Encodable {
+    var modelId: String
+    var version: String
+    var sha256: String
+    var problem: String
+    var replaced: Bool
+
+    init(_ repaired: BundleExporter.Repair) {
+        modelId = repaired.artifact.modelId
+        version = repaired.artifact.version
+        sha256 = repaired.artifact.sha256
+        problem = repaired.problem
+        replaced = repaired.replaced
+    }
+}
+
+/// The `summary` of `export`.
+private struct ExportSummaryFields: Encodable {
+    var command = "export"
+    var outcome: String
+    var exitCode: Int
+    var exitName: String
+    var bundle: String
+    var copied: [ArtifactFields]
+    var present: [ArtifactFields]
+    var failures: [ModelMessageFields]
+    var repaired: [RepairedBlobFields]
+    var removedTemporaries: [String]
+    var bytesCopied: Int64
+    var bytesVerified: Int64
+    var indexEntries: Int
+    @Null var error: ErrorFields?
 }

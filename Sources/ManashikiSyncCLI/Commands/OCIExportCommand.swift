@@ -118,17 +118,31 @@ struct OCIExportCommand: Sendable {
 
     private func summary(outcome: String, code: ExitCode, reference: String, report: OCIPusher.Report?, error: String?) {
         guard context.global.json else { return }
-        func fields(_ a: PinnedArtifact) -> [String: Any?] { ["modelId": a.modelId, "version": a.version, "sha256": a.sha256, "bytes": a.size] }
-        JSONEventWriter(console: context.console).emit("summary", [
-            "command": "export", "outcome": outcome, "exitCode": Int(code.rawValue), "exitName": code.name,
-            "reference": reference, "manifestDigest": report?.manifestDigest,
-            "uploaded": (report?.uploaded ?? []).map(fields), "present": (report?.present ?? []).map(fields),
-            "mounted": (report?.mounted ?? []).map(fields),
-            "failures": (report?.failures ?? []).map { ["modelId": $0.modelId, "message": TextSanitizer.oneLine($0.message)] as [String: Any?] },
-            "restarted": report?.restarted ?? [],
-            "bytesUploaded": report?.bytesUploaded ?? 0, "bytesResumed": report?.bytesResumed ?? 0,
-            "indexEntries": report?.index.models.count ?? 0,
-            "error": error.map { JSONEventWriter.errorFields(message: $0, hint: nil, kind: "terminal") },
-        ])
+        JSONEventWriter(console: context.console).emit("summary", OCIExportSummaryFields(
+            outcome: outcome, exitCode: Int(code.rawValue), exitName: code.name, reference: reference, manifestDigest: report?.manifestDigest,
+            uploaded: (report?.uploaded ?? []).map(ArtifactFields.init), present: (report?.present ?? []).map(ArtifactFields.init),
+            mounted: (report?.mounted ?? []).map(ArtifactFields.init),
+            failures: (report?.failures ?? []).map { ModelMessageFields(modelId: $0.modelId, message: $0.message) },
+            restarted: report?.restarted ?? [], bytesUploaded: report?.bytesUploaded ?? 0, bytesResumed: report?.bytesResumed ?? 0,
+            indexEntries: report?.index.models.count ?? 0, error: .terminal(error)))
     }
+}
+
+/// The `summary` of `export oci://…`.
+private struct OCIExportSummaryFields: Encodable {
+    var command = "export"
+    var outcome: String
+    var exitCode: Int
+    var exitName: String
+    var reference: String
+    @Null var manifestDigest: String?
+    var uploaded: [ArtifactFields]
+    var present: [ArtifactFields]
+    var mounted: [ArtifactFields]
+    var failures: [ModelMessageFields]
+    var restarted: [String]
+    var bytesUploaded: Int64
+    var bytesResumed: Int64
+    var indexEntries: Int
+    @Null var error: ErrorFields?
 }
