@@ -25,7 +25,8 @@ enum {
 };
 struct mk_blob { void *data; size_t len; unsigned int flags; };
 enum { MK_CURLINFO_CAINFO = 0x100000 + 61 };
-enum { MK_CURLINFO_HTTP_CONNECTCODE = 0x200000 + 22 };
+enum { MK_CURLINFO_HTTP_CONNECTCODE = 0x200000 + 22, MK_CURLINFO_SSL_VERIFYRESULT = 0x200000 + 13,
+       MK_CURLINFO_PROXY_SSL_VERIFYRESULT = 0x200000 + 47 };
 enum { MK_CURLINFO_CERTINFO = 0x400000 + 34, MK_CURLE_PEER_FAILED_VERIFICATION = 60 };
 struct mk_slist { char *data; struct mk_slist *next; };
 struct mk_certinfo { int num_of_certs; struct mk_slist **certinfo; };
@@ -41,6 +42,7 @@ typedef const char *(*easy_strerror_fn)(int);
 typedef int (*easy_getinfo_fn)(CURL *, int, ...);
 typedef struct curl_slist *(*slist_append_fn)(struct curl_slist *, const char *);
 typedef void (*slist_free_all_fn)(struct curl_slist *);
+typedef const char *(*version_fn)(void);
 
 static struct {
     global_init_fn global_init;
@@ -53,7 +55,10 @@ static struct {
     easy_getinfo_fn easy_getinfo;
     slist_append_fn slist_append;
     slist_free_all_fn slist_free_all;
+    version_fn version;
 } api;
+// Whether libcurl's TLS backend is OpenSSL, whose X509_V_ERR_* codes CURLINFO_SSL_VERIFYRESULT reports.
+static int tls_backend_openssl;
 
 static pthread_once_t load_once = PTHREAD_ONCE_INIT;
 static char load_error[256];
@@ -76,7 +81,9 @@ static void load(void) {
     SYM(easy_getinfo, "curl_easy_getinfo")
     SYM(slist_append, "curl_slist_append")
     SYM(slist_free_all, "curl_slist_free_all")
+    SYM(version, "curl_version")
 #undef SYM
+    tls_backend_openssl = strstr(api.version(), "OpenSSL/") != NULL;
     if (api.global_init(MK_CURL_GLOBAL_DEFAULT) != 0) { snprintf(load_error, sizeof load_error, "curl_global_init failed"); return; }
     loaded = 1;
 }
@@ -175,6 +182,19 @@ static void read_peer_names(CURL *h, const mk_curl_tls *tls) {
     if (found) snprintf(tls->peer_names, tls->peer_names_length, "%s", found);
 }
 
+// After a failed verification: OpenSSL's verify result of the connection that failed, the
+// server's or else an https proxy's (X509_V_ERR_CERT_NOT_YET_VALID 9, _CERT_HAS_EXPIRED 10,
+// _HOSTNAME_MISMATCH 62, _IP_ADDRESS_MISMATCH 64, …; 0 when neither says); -1 when libcurl's TLS
+// backend is not OpenSSL or does not say.
+static void read_verify_result(CURL *h, mk_curl_tls *tls) {
+    if (!tls) return;
+    tls->verify_result = -1;
+    long server = 0, proxy = 0;
+    if (!tls_backend_openssl || api.easy_getinfo(h, MK_CURLINFO_SSL_VERIFYRESULT, &server) != 0) return;
+    if (server == 0 && api.easy_getinfo(h, MK_CURLINFO_PROXY_SSL_VERIFYRESULT, &proxy) != 0) proxy = 0;
+    tls->verify_result = server != 0 ? server : proxy;
+}
+
 int mk_curl_default_ca_file(char *file, size_t length) {
     if (mk_curl_load(NULL, 0) != 0 || !length) return -1;
     CURL *h = api.easy_init();
@@ -238,7 +258,10 @@ int mk_curl_perform(const mk_curl_request *r, mk_curl_header_cb on_header, mk_cu
     }
     apply_tls(h, r->tls);
     int code = api.easy_perform(h);
-    if (code == MK_CURLE_PEER_FAILED_VERIFICATION) read_peer_names(h, r->tls);
+    if (code == MK_CURLE_PEER_FAILED_VERIFICATION) {
+        read_peer_names(h, r->tls);
+        read_verify_result(h, r->tls);
+    }
     if (code != 0 && error[0] == 0) snprintf(error, 256, "%s", api.easy_strerror(code));
     if (r->proxy_connect_status) {
         long status = 0;

@@ -82,12 +82,29 @@ package struct ExportOptions: Sendable, Equatable {
         case lock
     }
 
-    /// The bundle directory (created if needed).
+    /// The bundle directory (created if needed), or `oci://HOST/REPO:TAG`.
     package var directory: String = ""
     /// `--select store|manifest|lock` (default `store`).
     package var selection: Selection = .store
     /// `--include-private`: export private models too.
     package var includePrivate = false
+    /// `--chunk-size`: the largest upload request of an `oci://` export.
+    package var chunkSize = 16 << 20
+    /// `--mount-from`: repositories of the same registry to mount blobs from.
+    package var mountFrom: [String] = []
+
+    /// `16M`, `512K`, `1G`, `1048576` → bytes (binary units).
+    package static func byteCount(_ text: String) -> Int? {
+        var digits = text.uppercased()
+        var unit = 1
+        for (suffix, factor) in [("GIB", 1 << 30), ("MIB", 1 << 20), ("KIB", 1 << 10), ("G", 1 << 30), ("M", 1 << 20), ("K", 1 << 10)] where digits.hasSuffix(suffix) {
+            digits.removeLast(suffix.count)
+            unit = factor
+            break
+        }
+        guard let n = Int(digits), n > 0, n <= Int.max / unit else { return nil }
+        return n * unit
+    }
 
     /// Defaults: the whole store.
     package init() {}

@@ -103,7 +103,7 @@ enum CommandLineParser {
             (node_exporter textfile collector; the manifest's metrics.file)
             """, commands: ["sync"]) { s, v in s.sync.metricsFile = v },
         // Sources (plan, sync).
-        Option(["--from"], "DIR|URL", help: "try this bundle directory or mirror first (repeatable; before the\nmanifest's \"sources\")",
+        Option(["--from"], "DIR|URL", help: "try this bundle directory, mirror or oci://HOST/REPO:TAG first\n(repeatable; before the manifest's \"sources\")",
                commands: ["sync", "plan"]) { s, v in
             guard !v.isEmpty else { throw OptionError("--from needs a bundle directory or a mirror URL") }
             s.global.from.append(v)
@@ -116,8 +116,9 @@ enum CommandLineParser {
             s.global.locked = true
         },
         Option(["--offline"], help: """
-            no network request at all: plan from the lock file or the bundles'
-            indexes; what cannot be satisfied is reported per model (exit 3)
+            no request to the registry, no key: plan from the lock file, the
+            bundles' indexes or the OCI sources' tags; only bundles and OCI
+            registries serve; what cannot be satisfied is reported per model (exit 3)
             """, commands: ["sync", "plan"]) { s, _ in s.global.offline = true },
         Option(["--lock-file"], "PATH", help: "the lock file (default manashiki.lock.json beside the manifest)",
                commands: ["lock", "export", "sync", "plan"]) { s, v in s.global.lockFile = v },
@@ -131,6 +132,17 @@ enum CommandLineParser {
         },
         Option(["--include-private"], help: "export private models too (anyone who can read the bundle gets them)",
                commands: ["export"]) { s, _ in s.export.includePrivate = true },
+        Option(["--chunk-size"], "BYTES", help: "oci://: the largest upload request (default 16MiB; K, M, G\nsuffixes; larger blobs go in resumable chunks of this size)",
+               commands: ["export"]) { s, v in
+            guard let bytes = ExportOptions.byteCount(v), bytes >= 64 << 10, bytes <= 4 << 30 else {
+                throw OptionError("--chunk-size takes a size from 64K to 4G (e.g. 16M), not \(SecretShape.echo(v))")
+            }
+            s.export.chunkSize = bytes
+        },
+        Option(["--mount-from"], "REPO", help: "oci://: mount blobs from this repository of the same registry\ninstead of uploading them (repeatable)", commands: ["export"]) { s, v in
+            guard OCIReference.isValidRepository(v) else { throw OptionError("--mount-from takes a repository name (lowercase, e.g. models/base), not \(SecretShape.echo(v))") }
+            s.export.mountFrom.append(v)
+        },
         Option(["--check"], help: "compare, write nothing", commands: ["lock"]) { s, _ in s.lock.check = true },
     ])
 

@@ -27,11 +27,9 @@ public struct CommandLineTool: Sendable {
             console.err.write("Run `\(help)` for usage.\n")
             if arguments.contains("--json") {
                 // A consumer of --json reads exactly one summary on every path, a usage error too.
-                JSONEventWriter(console: console).emit("summary", [
-                    "command": error.command?.rawValue, "outcome": "usage-error",
-                    "exitCode": Int(ExitCode.usage.rawValue), "exitName": ExitCode.usage.name,
-                    "error": JSONEventWriter.errorFields(message: error.message, hint: "run `\(help)`", kind: "terminal"),
-                ])
+                JSONEventWriter(console: console).emit("summary", StoppedSummaryFields(
+                    command: error.command?.rawValue, outcome: "usage-error", exit: .usage,
+                    error: ErrorFields(message: error.message, hint: "run `\(help)`", kind: "terminal")))
             }
             return .usage
         }

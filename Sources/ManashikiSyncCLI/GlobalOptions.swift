@@ -50,7 +50,7 @@ package struct GlobalOptions: Sendable, Equatable {
     package var locked: Bool = false
     /// `--owner NAME` (plan, sync): overrides the manifest's `store.owner`.
     package var owner: String?
-    /// `--offline` (plan, sync): no network request at all; plan from the lock or the bundles.
+    /// `--offline` (plan, sync): no request to the registry; plan from the lock, the bundles or the OCI sources' tags.
     package var offline: Bool = false
     /// `--from DIR|URL` (plan, sync, repeatable): sources tried before the manifest's.
     package var from: [String] = []

@@ -48,7 +48,7 @@ package enum HelpText {
       sync      download, replace and prune until the store matches the manifest
       verify    re-hash every installed file offline; --repair re-downloads what is broken
       status    what is installed, versions, sizes, and how the last sync went
-      export    write verified models into a content-addressed bundle (a directory)
+      export    write verified models into a bundle (a directory) or an OCI registry
       lock      resolve the manifest into manashiki.lock.json; --check reports drift
 
     Run `manashiki-sync COMMAND --help` for a command's options.
@@ -105,11 +105,13 @@ package enum HelpText {
     """
 
     static let export = """
-    manashiki-sync export — write verified models into a content-addressed bundle
+    manashiki-sync export — write verified models into a bundle or an OCI registry
 
     USAGE
       manashiki-sync export DIR [--select store|manifest|lock] [--include-private]
                                 [--store DIR] [--manifest PATH]
+      manashiki-sync export oci://HOST[:PORT]/REPO:TAG [--select …] [--chunk-size BYTES]
+                                [--mount-from REPO] [--ca-bundle FILE]
 
     Writes DIR/blobs/sha256/<hex> and DIR/index.json (versioned; model id, version, size,
     sha256 and the record facts an offline plan needs). --select store (default) exports every
@@ -119,12 +121,17 @@ package enum HelpText {
     removes what an interrupted export left, and copies only what is missing. Private models
     are left out unless --include-private is given. No network, no key. Serve DIR with any
     file server (nginx) as a mirror, or carry it to machines without a network.
+    To oci://: one artifact in an OCI registry: each model a blob of its own SHA-256 (HEAD
+    first, mounted from --mount-from repositories, else uploaded in resumable chunks), the
+    bundle index as its config, the tag moved last. Credentials from the container tools' auth
+    files ($REGISTRY_AUTH_FILE, containers auth.json, ~/.docker/config.json); oci+http:// only
+    to this machine. Sync from it with --from oci://HOST/REPO:TAG or an "oci" source.
     Exit codes: 0 exported, 3 some models could not be exported, 1 none could,
     2 usage/manifest/lock error, 75 the store is locked by a running sync or the bundle by
     another export.
 
     EXPORT OPTIONS
-    \(CommandLineParser.options.help([("--select", nil), ("--include-private", nil), ("--lock-file", "the lock file for --select lock")], labelWidth: 20))
+    \(CommandLineParser.options.help([("--select", nil), ("--include-private", nil), ("--lock-file", "the lock file for --select lock"), ("--chunk-size", nil), ("--mount-from", nil)], labelWidth: 20))
 
     \(globalOptions)
     """

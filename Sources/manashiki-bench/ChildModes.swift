@@ -38,20 +38,9 @@ enum ChildModes {
         print("sha=\(model.sha256) progress=\(reports.withLock { $0 }) idleKiB=\(idle) maxKiB=\(peak) growthKiB=\(max(0, peak - idle))")
     }
 
-    /// `_hash FILE`: SHA-256 of a file in 4 MiB reads.
+    /// `_hash FILE`: SHA-256 of a file in 4 MiB reads (`FileDigest`, as the agent hashes).
     static func hash(_ args: [String]) throws {
-        let fd = open(args[0], O_RDONLY)
-        guard fd >= 0 else { throw BenchError("cannot open \(args[0])") }
-        defer { close(fd) }
-        let hasher = SHA256Hasher()
-        let buffer = UnsafeMutableRawBufferPointer.allocate(byteCount: 4 << 20, alignment: 4096)
-        defer { buffer.deallocate() }
-        while true {
-            let n = read(fd, buffer.baseAddress, buffer.count)
-            if n <= 0 { break }
-            hasher.update(UnsafeRawBufferPointer(rebasing: buffer[0..<n]))
-        }
-        print(hasher.finalize().hex)
+        do { print(try FileDigest.sha256(ofFileAt: args[0]).sha256) } catch { throw BenchError("cannot read \(args[0]) (errno \(error.code))") }
     }
 
     /// `_sync MANIFEST [FROM TO]`: one reconciler run (key from MANASHIKI_API_KEY); storage

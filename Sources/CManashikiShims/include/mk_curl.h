@@ -23,6 +23,10 @@ typedef struct mk_curl_tls {
     /// (its subjectAltName, else its subject); empty when unknown.
     char *peer_names;
     size_t peer_names_length;
+    /// Out: after CURLE_PEER_FAILED_VERIFICATION, OpenSSL's verify result of the server's (else the
+    /// proxy's) connection (CURLINFO_[PROXY_]SSL_VERIFYRESULT: 9 not yet valid, 10 expired, 62/64 a
+    /// name or address mismatch, …); -1 when unknown (another TLS backend).
+    long verify_result;
 } mk_curl_tls;
 
 /// One request. Strings are NUL-terminated; headers are "Name: value" lines.

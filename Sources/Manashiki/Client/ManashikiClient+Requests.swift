@@ -33,6 +33,7 @@ extension ManashikiClient {
         if let bearer { headers["Authorization"] = "Bearer \(bearer)" }
 
         var request = HTTPRequest(method: method, url: apiURL(path), headers: headers, body: body, idleTimeout: 60)
+        let redirects = RedirectPolicy.api(baseURL: baseURL)
         var hops = 0
         while true {
             let response: HTTPResponse
@@ -41,26 +42,18 @@ extension ManashikiClient {
             } catch let error as APIError {
                 throw redact(error, bearer: bearer)
             }
-            guard (300..<400).contains(response.status), response.status != 304 else {
+            guard RedirectPolicy.isRedirect(response.status) else {
                 try check(response, modelId: modelId, bearer: bearer)
                 return response
             }
-            guard let location = response.head.headers["Location"],
-                  let next = URL(string: location, relativeTo: request.url)?.absoluteURL else {
-                throw APIError.unexpectedStatus(status: response.status, message: "redirect without a usable Location")
-            }
             hops += 1
-            guard hops <= Self.maxRedirects else { throw APIError.refusedURL("the registry redirected more than \(Self.maxRedirects) times") }
-            guard URLPolicy.sameOrigin(next, request.url) else {
-                // Never carry the key to another origin; refuse rather than strip it, since an
-                // API answer from elsewhere would not be trustworthy either.
-                throw APIError.refusedURL("the registry redirected to another origin (\(URLPolicy.origin(of: next))); the API key is only ever sent to \(URLPolicy.origin(of: baseURL))")
-            }
+            let next = try redirects.next(status: response.status, location: response.head.headers["Location"], from: request.url, hop: hops)
             // The session token belongs to the download endpoint only (CONTRACT §3).
             if next.path != request.url.path { request.headers["Authorization"] = nil }
             request.url = next
-            if response.status == 303 || ((response.status == 301 || response.status == 302) && request.method == "POST") {
-                request.method = "GET"
+            let method = RedirectPolicy.method(after: response.status, was: request.method)
+            if method != request.method {
+                request.method = method
                 request.body = nil
                 request.headers["Content-Type"] = nil
             }
@@ -134,38 +127,5 @@ struct ErrorBody: Decodable {
     static func decode(_ data: Data) -> Inner? {
         guard !data.isEmpty else { return nil }
         return (try? JSONDecoder().decode(ErrorBody.self, from: data))?.error
-    }
-}
-
-/// Readable text for a `DecodingError`: the JSON path and what was wrong.
-enum DecodingErrorText {
-    /// - Parameter relativeTo: leading path components to leave out (the path of the value being
-    ///   decoded, when the error is about one element).
-    static func describe(_ error: DecodingError, relativeTo depth: Int = 0) -> String {
-        func path(_ all: [any CodingKey]) -> String {
-            var out = ""
-            for key in all.dropFirst(min(depth, all.count)) {
-                if let i = key.intValue { out += "[\(i)]" } else { out += out.isEmpty ? key.stringValue : ".\(key.stringValue)" }
-            }
-            return out.isEmpty ? (depth == 0 ? "the answer" : "the entry") : out
-        }
-        switch error {
-        case .keyNotFound(let key, let ctx): return "\(path(ctx.codingPath + [key])) is missing"
-        case .typeMismatch(let type, let ctx): return "\(path(ctx.codingPath)) is not \(typeName(type))"
-        case .valueNotFound(let type, let ctx): return "\(path(ctx.codingPath)) is null, expected \(typeName(type))"
-        case .dataCorrupted(let ctx):
-            return ctx.codingPath.isEmpty ? "not valid JSON" : "\(path(ctx.codingPath)) is invalid"
-        @unknown default: return "undecodable"
-        }
-    }
-
-    static func typeName(_ type: Any.Type) -> String {
-        switch type {
-        case is String.Type: return "a string"
-        case is Int.Type, is Int64.Type: return "an integer"
-        case is Double.Type: return "a number"
-        case is Bool.Type: return "a boolean"
-        default: return type == [Any].self ? "an array" : "of the expected type"
-        }
     }
 }

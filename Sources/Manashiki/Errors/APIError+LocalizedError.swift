@@ -46,10 +46,9 @@ extension APIError: LocalizedError, CustomStringConvertible {
             return "The registry's answer could not be read (\(detail)). Check the base URL points at a Manashiki registry and not a proxy or captive portal."
         case .transport(let detail):
             return "The network request failed: \(detail). Check the connection and try again."
+        case .certificateDateInvalid(let host, let reason):
+            return "The certificate of \(host) is not trusted: \(reason). Check this machine's clock; if it is right, the operator of \(host) must renew the certificate."
         case .untrustedCertificate(let host, let reason):
-            if reason.contains("expired") || reason.contains("not yet valid") {
-                return "The certificate of \(host) is not trusted: \(reason). Check this machine's clock; if it is right, the operator of \(host) must renew the certificate."
-            }
             return "The certificate of \(host) is not trusted: \(reason). If \(host) uses a private or corporate CA, add its CA with `registry.caBundle` in the manifest, `--ca-bundle FILE`, or SSL_CERT_FILE (in code: `DefaultTransport(trust: TLSTrust(caBundle:))`)."
         case .certificateNameMismatch(let host, let validFor):
             let names = validFor.isEmpty ? "other names" : validFor
@@ -65,6 +64,16 @@ extension APIError: LocalizedError, CustomStringConvertible {
 
     /// The same text as `errorDescription`.
     public var description: String { errorDescription ?? "APIError" }
+
+    /// Whether `errorDescription` already says the failure is usually temporary (a 5xx, a proxy
+    /// that could not reach the host), so advice that adds it says it once.
+    package var saysUsuallyTemporary: Bool {
+        switch self {
+        case .server: return true
+        case .proxy(let failure): return failure.saysUsuallyTemporary
+        default: return false
+        }
+    }
 
     /// What to do about a file-system failure.
     static func fileSystemHint(_ code: Int32) -> String {

@@ -77,6 +77,11 @@ public enum APIError: Error, Sendable, Equatable {
     /// library's, e.g. "unable to get local issuer certificate"). Not retryable: someone must
     /// add the CA (`TLSTrust`, the manifest's `registry.caBundle`, `SSL_CERT_FILE`) or fix the server.
     case untrustedCertificate(host: String, reason: String)
+    /// The server's TLS certificate (or one of its chain) has expired or is not yet valid
+    /// (`reason` is the TLS library's): this machine's clock is wrong, or the server's operator
+    /// must renew it. Not retryable. (Told apart by the TLS library's verify result, on Linux
+    /// with libcurl's OpenSSL backend; elsewhere such a certificate may be `untrustedCertificate`.)
+    case certificateDateInvalid(host: String, reason: String)
     /// The server's certificate is valid, but for other names (`validFor`, e.g.
     /// "DNS:other.example"; empty when unknown). Not retryable.
     case certificateNameMismatch(host: String, validFor: String)

@@ -98,6 +98,15 @@ public struct ProxyFailure: Sendable, Hashable {
 }
 
 extension ProxyFailure: CustomStringConvertible {
+    /// Whether `description` says the failure is usually temporary.
+    package var saysUsuallyTemporary: Bool {
+        switch problem {
+        case .upstreamFailed: return true
+        case .socksConnectFailed(let reply): return !Self.socksForbids(reply: reply, scheme: scheme)
+        default: return false
+        }
+    }
+
     /// What happened and what to do, naming the proxy and its variable, never credentials
     /// (`APIError.proxy`'s `errorDescription`).
     public var description: String {

@@ -115,23 +115,22 @@ package enum FileCopy {
         KernelFileCalls.copyFileRange(source, &inOffset, fd, &outOffset, length: Int64(chunkSize))
     }
 
-    /// Hashes a whole file (a clone, a finished background download) from the start.
+    /// Hashes a whole file (a clone, a finished background download) from the start
+    /// (`FileDigest`), reading at most one byte past `maxSize`.
     /// - Parameter stop: asked before each 4 MiB block; true stops the hash with
     ///   `CancellationError` (a background install whose time ran out; see `BackgroundInstall`).
     static func hash(_ fd: Int32, path: String, maxSize: Int64?, stop: () -> Bool = { false }) throws -> (String, Int64) {
         let hasher = SHA256Hasher()
-        let buffer = UnsafeMutableRawBufferPointer.allocate(byteCount: chunkSize, alignment: 4096)
-        defer { buffer.deallocate() }
-        var offset: Int64 = 0
-        while true {
-            if stop() { throw CancellationError() }
-            let n = try readFully(fd, buffer, at: offset, count: chunkSize, path: path)
-            if n == 0 { break }
-            hasher.update(UnsafeRawBufferPointer(rebasing: buffer[0..<n]))
-            offset += Int64(n)
-            if let maxSize, offset > maxSize { throw APIError.bodyTooLong(expected: maxSize) }
+        let size: Int64
+        do {
+            size = try FileDigest.hash(fd, into: hasher, limit: maxSize.map { $0 + 1 }, stop: stop)
+        } catch where error.code == ECANCELED {
+            throw CancellationError()
+        } catch {
+            throw APIError.fileSystem(operation: "read", path: path, code: error.code)
         }
-        return (hasher.finalize().hex, offset)
+        if let maxSize, size > maxSize { throw APIError.bodyTooLong(expected: maxSize) }
+        return (hasher.finalize().hex, size)
     }
 
     /// `pread` until `count` bytes or the end of the file.

@@ -3,23 +3,48 @@ import Foundation
 import CManashikiShims
 
 extension CALocations {
-    /// Calls `body` with these locations as libcurl options, and returns its result with the
-    /// names the server's certificate was valid for (filled only after a failed verification).
-    func withCTLS<R>(_ body: (UnsafeMutablePointer<mk_curl_tls>) -> R) -> (result: R, certificateNames: String) {
+    /// Calls `body` with these locations as libcurl options, and returns its result with what
+    /// libcurl said of the server's certificate (filled only after a failed verification).
+    func withCTLS<R>(_ body: (UnsafeMutablePointer<mk_curl_tls>) -> R) -> (result: R, peer: PeerCertificate) {
         var names = [CChar](repeating: 0, count: 512)
+        var verifyResult = -1
         let result: R = withOptionalCString(file) { file in
             withOptionalCString(directory) { directory in
                 withOptionalBytes(pem) { pem, pemLength in
                     names.withUnsafeMutableBufferPointer { buffer in
                         var tls = mk_curl_tls(ca_file: file, ca_path: directory, ca_blob: pem, ca_blob_length: pemLength,
-                                              peer_names: buffer.baseAddress, peer_names_length: buffer.count)
-                        return body(&tls)
+                                              peer_names: buffer.baseAddress, peer_names_length: buffer.count, verify_result: -1)
+                        let result = body(&tls)
+                        verifyResult = tls.verify_result
+                        return result
                     }
                 }
             }
         }
         let text = String(decoding: names.prefix { $0 != 0 }.map { UInt8(bitPattern: $0) }, as: UTF8.self)
-        return (result, text.trimmingCharacters(in: .whitespaces))
+        return (result, PeerCertificate(names: text.trimmingCharacters(in: .whitespaces), verifyResult: verifyResult >= 0 ? verifyResult : nil))
+    }
+}
+
+/// What libcurl said of a server certificate that did not verify.
+struct PeerCertificate: Sendable, Hashable {
+    /// The names it is valid for (its subjectAltName, else its subject); empty when unknown.
+    var names = ""
+    /// OpenSSL's verify result (`X509_V_ERR_*`); nil when libcurl's TLS backend is another.
+    var verifyResult: Int?
+
+    /// A certificate of the chain has expired (10) or is not yet valid (9).
+    var dateInvalid: Bool { verifyResult == 9 || verifyResult == 10 }
+
+    /// Whether it is valid for other names. libcurl checks the name itself before it reads
+    /// OpenSSL's verdict, so a mismatch leaves the verify result at its initial `!X509_V_OK`
+    /// (1; `curl -w %{ssl_verify_result}` shows it); OpenSSL's own `X509_V_ERR_HOSTNAME_MISMATCH`
+    /// (62) and `X509_V_ERR_IP_ADDRESS_MISMATCH` (64) count too. Without a verify result
+    /// (libcurl built with another TLS backend) its message is the only sign: the one place
+    /// libcurl's TLS words are read.
+    func namesOtherHost(message: String) -> Bool {
+        if let verifyResult { return [1, 62, 64].contains(verifyResult) }
+        return message.contains("subject name") && message.contains("match")
     }
 }
 
@@ -53,14 +78,15 @@ extension CurlErrorText {
     ///
     /// The reason is libcurl's message without its "SSL certificate problem: " prefix; it never
     /// contains the URL (a message that looks like it could is replaced).
-    static func tlsError(code: Int32, message: String, host: String, certificateNames: String,
-                         locations: CALocations) -> APIError? {
+    /// `peer`'s verify result (not libcurl's message) tells a certificate that expired or is
+    /// not yet valid, and one valid for other names, from one whose issuer is not trusted.
+    static func tlsError(code: Int32, message: String, host: String, peer: PeerCertificate, locations: CALocations) -> APIError? {
         var reason = message
         for prefix in ["SSL certificate problem: ", "SSL: "] where reason.hasPrefix(prefix) { reason.removeFirst(prefix.count) }
         if reason.contains("://") || reason.contains("?") { reason = "libcurl error \(code)" }
         if reason.isEmpty { reason = "libcurl error \(code)" }
         // A certificate whose issuer is not trusted (not one that expired or is not yet valid).
-        let issuerUntrusted = [51, 60, 83].contains(code) && !reason.contains("expired") && !reason.contains("not yet valid")
+        let issuerUntrusted = [51, 60, 83].contains(code) && !peer.dateInvalid
         if issuerUntrusted, let bundle = locations.bundle {
             // With an explicit bundle, say it did not help: the advice to add a CA bundle is
             // then about this file (it may hold a server's certificate instead of its CA's).
@@ -72,8 +98,9 @@ extension CurlErrorText {
         }
         switch code {
         case 51, 60:
-            if message.contains("subject name") && message.contains("match") {
-                return .certificateNameMismatch(host: host, validFor: readableNames(certificateNames))
+            if peer.dateInvalid { return .certificateDateInvalid(host: host, reason: reason) }
+            if peer.namesOtherHost(message: message) {
+                return .certificateNameMismatch(host: host, validFor: readableNames(peer.names))
             }
             return .untrustedCertificate(host: host, reason: reason)
         case 83, 90, 91:

@@ -87,7 +87,7 @@ final class CurlTransfer: @unchecked Sendable {
     /// The proxy's answer to CONNECT, written by the curl thread before `finished`.
     private var proxyConnectStatus = 0
     private let caLocations: CALocations
-    private var certificateNames = ""
+    private var peerCertificate = PeerCertificate()
 
     // Shared state, guarded by `condition`.
     private let condition = NSCondition()
@@ -154,7 +154,7 @@ final class CurlTransfer: @unchecked Sendable {
         let lines = request.headers.map { "\($0.name): \($0.value)" }
         let body = request.body
         var errorBuffer = [CChar](repeating: 0, count: 512)
-        let ((code, connectStatus), names): ((Int32, Int), String) = caLocations.withCTLS { tls in route.withCurlProxy { proxy, connectStatus in withCStrings(lines) { headerPointers in
+        let ((code, connectStatus), peer): ((Int32, Int), PeerCertificate) = caLocations.withCTLS { tls in route.withCurlProxy { proxy, connectStatus in withCStrings(lines) { headerPointers in
             urlString.withCString { url in
                 method.withCString { methodPointer in
                     withOptionalBytes(body) { bodyPointer, bodyLength in
@@ -176,7 +176,7 @@ final class CurlTransfer: @unchecked Sendable {
             }
         } } }
         proxyConnectStatus = connectStatus
-        certificateNames = names
+        peerCertificate = peer
         // Bytes received before a failure are still a valid prefix: deliver them, so a resume
         // can continue after them with Range.
         if code == 0 { flushHeadIfNeeded() }
@@ -336,7 +336,7 @@ final class CurlTransfer: @unchecked Sendable {
             case .finished(let code, let message):
                 if Task.isCancelled || isCancelled { throw CancellationError() }
                 if code != 0, let tls = CurlErrorText.tlsError(code: code, message: message, host: route.tlsPeer(host: host, connectStatus: proxyConnectStatus),
-                                                               certificateNames: certificateNames, locations: caLocations) {
+                                                               peer: peerCertificate, locations: caLocations) {
                     throw route.throughProxy(tls, host: host, connectStatus: proxyConnectStatus)
                 }
                 if code != 0, let proxy = route.server {

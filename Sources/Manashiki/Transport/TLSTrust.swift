@@ -120,7 +120,7 @@ public struct TLSTrust: Sendable, Hashable {
     }
 
     /// A CA bundle that cannot be used, with the reason.
-    public struct BundleError: Error, Sendable, Equatable, LocalizedError, CustomStringConvertible {
+    public struct BundleError: Error, Sendable, Hashable, LocalizedError, CustomStringConvertible {
         /// The file's path.
         public let path: String
         /// What is wrong with it ("does not exist", "holds no PEM certificate …").

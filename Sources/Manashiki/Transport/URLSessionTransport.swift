@@ -300,8 +300,8 @@ enum TransportErrorText {
             case .notConnectedToInternet: what = "this device is offline"
             case .serverCertificateHasUnknownRoot: return .untrustedCertificate(host: host, reason: "it is issued by a CA this device does not trust")
             case .serverCertificateUntrusted: return .untrustedCertificate(host: host, reason: "the system's trust evaluation refused it")
-            case .serverCertificateHasBadDate: return .untrustedCertificate(host: host, reason: "it has expired")
-            case .serverCertificateNotYetValid: return .untrustedCertificate(host: host, reason: "it is not yet valid")
+            case .serverCertificateHasBadDate: return .certificateDateInvalid(host: host, reason: "it has expired")
+            case .serverCertificateNotYetValid: return .certificateDateInvalid(host: host, reason: "it is not yet valid")
             case .secureConnectionFailed, .clientCertificateRejected:
                 what = "the TLS connection to \(host) failed (handshake or protocol problem)"
             case .cancelled: what = "the request to \(host) was cancelled"

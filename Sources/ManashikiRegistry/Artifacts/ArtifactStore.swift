@@ -72,16 +72,14 @@ final class ArtifactStore: @unchecked Sendable {
         return StoredArtifact(path: file.path, size: size, sha256: digest)
     }
 
-    /// Hashes a file in 4 MiB pieces.
+    /// Hashes a file (`FileDigest`).
     func hashFile(_ url: URL) throws -> StoredArtifact {
-        let handle = try FileHandle(forReadingFrom: url)
-        defer { try? handle.close() }
-        let hasher = SHA256Hasher()
-        var size = 0
-        while let chunk = try handle.read(upToCount: 4 << 20), !chunk.isEmpty {
-            hasher.update(chunk)
-            size += chunk.count
+        do {
+            let (sha256, size) = try FileDigest.sha256(ofFileAt: url.path)
+            return StoredArtifact(path: url.path, size: Int(size), sha256: sha256)
+        } catch {
+            throw CocoaError(error.code == ENOENT ? .fileReadNoSuchFile : .fileReadUnknown,
+                             userInfo: [NSFilePathErrorKey: url.path, NSUnderlyingErrorKey: NSError(domain: NSPOSIXErrorDomain, code: Int(error.code))])
         }
-        return StoredArtifact(path: url.path, size: size, sha256: hasher.finalize().hex)
     }
 }

@@ -44,8 +44,10 @@ public struct Reconciler: Sendable {
         /// Install exactly these artifacts and refuse anything else (`sync --locked`); nil
         /// follows the catalog.
         public var lock: LockFile?
-        /// Make no network request at all (`--offline`): plan from `lock`, else from the bundle
-        /// sources' indexes; only bundle directories serve downloads.
+        /// Make no request to the registry (`--offline`): plan from `lock`, else from the bundle
+        /// sources' indexes and the OCI sources' tags; only bundle directories and OCI registries
+        /// (an air-gapped site's own) serve downloads, mirrors are not used, and
+        /// `init(manifest:apiKey:transport:options:)` needs no key. The one place a run is offline.
         public var offline = false
         /// Seconds without a byte from a mirror before it counts as failed and the next source
         /// (or the registry) is tried. Default 15.
@@ -97,10 +99,17 @@ public struct Reconciler: Sendable {
     ///   - transport: how requests are sent; nil builds a `DefaultTransport` with the
     ///     manifest's `policies.network` and `registry.caBundle` (`Manifest.defaultTransport()`;
     ///     a transport passed in keeps its own policy and trust).
+    ///
+    /// With `options.offline` no client is built, and so no key or CA bundle is read: the run
+    /// makes no request at all.
     /// - Throws: `SyncFailure` when the key source is missing; `APIError.invalidAPIKey`;
     ///   `ManifestError` when `registry.caBundle` cannot be used.
     public init(manifest: Manifest, apiKey: String? = nil, transport: (any HTTPTransport)? = nil,
                 options: Options = Options()) throws {
+        if options.offline {
+            self.init(manifest: manifest, registry: OfflineRegistry(storageDirectory: manifest.storeDirectory), options: options)
+            return
+        }
         let transport = try transport ?? manifest.defaultTransport()
         let key: String
         if let apiKey { key = apiKey } else {

@@ -1,7 +1,7 @@
 import Foundation
 import Manashiki
 
-/// Retries for retryable failures (`APIError.isRetryable`): exponential backoff with jitter,
+/// Retries for retryable failures (`APIError.isRetryable`): the SDK's `Backoff` (exponential with jitter),
 /// honouring `Retry-After` up to a cap, plus a random spread after it: a registry that tells a
 /// whole fleet to come back at one instant (a 429 storm, an HTTP-date `Retry-After`) must not
 /// get the fleet back at that instant (`manashiki-bench herd` measures it). The sleep and the randomness are injectable so tests
@@ -46,16 +46,13 @@ public struct RetryPolicy: Sendable {
         self.random = random
     }
 
-    /// The wait before attempt `attempt + 1`, after `error` ended attempt `attempt` (1-based).
+    /// The wait before attempt `attempt + 1`, after `error` ended attempt `attempt` (1-based):
+    /// the SDK's `Backoff`, configured by this policy.
     public func delay(after attempt: Int, error: APIError) -> Duration {
         if case .rateLimited(let retryAfter?) = error {
-            let honoured = min(.seconds(max(0, retryAfter)), maxRetryAfter)
-            let window = max(.seconds(1), honoured * max(0, retryAfterSpread))
-            return honoured + window * random()
+            return Backoff.honouring(retryAfter: retryAfter, cap: maxRetryAfter, spread: retryAfterSpread, random: random())
         }
-        let exponent = min(max(attempt - 1, 0), 30)
-        let backoff = min(baseDelay * (1 << exponent), maxDelay)
-        return backoff + backoff * (jitter * random())
+        return Backoff(base: baseDelay, cap: maxDelay, jitter: jitter).delay(after: attempt, random: random())
     }
 
     /// Runs `operation`, retrying retryable `APIError`s.

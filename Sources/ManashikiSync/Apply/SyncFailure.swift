@@ -20,6 +20,8 @@ public struct SyncFailure: Error, Sendable, Equatable, CustomStringConvertible, 
     public var apiError: APIError?
     /// Attempts made.
     public var attempts: Int
+    /// Whether this is the run's cancellation (`cancelled`), not a failure of the model.
+    public private(set) var isCancellation = false
 
     /// Creates a failure.
     public init(kind: Kind, message: String, apiError: APIError? = nil, attempts: Int = 1) {
@@ -41,7 +43,11 @@ public struct SyncFailure: Error, Sendable, Equatable, CustomStringConvertible, 
     }
 
     /// The run was cancelled.
-    public static let cancelled = SyncFailure(kind: .retryable, message: "cancelled")
+    public static let cancelled: SyncFailure = {
+        var failure = SyncFailure(kind: .retryable, message: "cancelled")
+        failure.isCancellation = true
+        return failure
+    }()
 
     /// Whether trying again later can help.
     public var isRetryable: Bool { kind == .retryable }

@@ -21,8 +21,10 @@ struct ArtifactFetcher: Sendable {
         var source: ArtifactSource
         /// The bundle's layout (bundles only).
         var bundle: BundleLayout?
-        /// How the source is named in reports: `bundle /abs/path` or `mirror https://…`.
+        /// How the source is named in reports: `bundle /abs/path`, `mirror https://…` or `oci://…`.
         var label: String
+        /// The registry client of an OCI source (`OCISourceClient`).
+        var oci: OCISourceClient?
     }
 
     /// What was installed, and from where.
@@ -36,7 +38,7 @@ struct ArtifactFetcher: Sendable {
 
     /// The sources a model may come from (private ones only from sources marked for them).
     func eligible(isPrivate: Bool) -> [ResolvedSource] {
-        sources.filter { (!isPrivate || $0.source.servesPrivate) && !(offline && $0.source.isNetwork) }
+        sources.filter { (!isPrivate || $0.source.servesPrivate) && !(offline && !$0.source.servesOffline) }
     }
 
     /// Whether an eligible bundle directory holds the blob.
@@ -50,6 +52,8 @@ struct ArtifactFetcher: Sendable {
         for s in eligible(isPrivate: isPrivate) {
             if let bundle = s.bundle {
                 if FileManager.default.fileExists(atPath: bundle.blob(sha256).path) { return s.label }
+            } else if let oci = s.oci {
+                if oci.mayHold(sha256) { return s.label }
             } else if mirrorClient != nil, indexExcludes(s.label, sha256) == nil {
                 return s.label
             }
@@ -72,6 +76,7 @@ struct ArtifactFetcher: Sendable {
     func whyNoSource(sha256: String, isPrivate: Bool) -> String {
         let tried = eligible(isPrivate: isPrivate).map { s -> String in
             if s.bundle != nil { return "\(s.label): no \(BundleLayout.blobPath(sha256))" }
+            if let oci = s.oci { return "\(s.label): " + (oci.excludes(sha256) ?? oci.notListed(sha256) ?? "may hold it") }
             return "\(s.label): " + (indexExcludes(s.label, sha256) ?? "this registry client cannot download from mirrors")
         }
         return tried.isEmpty ? "no source can serve it" : tried.joined(separator: "; ")
@@ -102,6 +107,14 @@ struct ArtifactFetcher: Sendable {
                     let directory = try store()
                     model = try await Self.offPool { try directory.installCopy(of: blob.path, as: modelId, sha256: target.sha256, size: target.size, version: target.version) }
                     progress(model.size, model.size)
+                } else if let oci = s.oci {
+                    if let why = oci.excludes(target.sha256) {
+                        if let error = oci.unusable as? OCIError, error.isConfigurationProblem { warn("\(s.label) was not used for \(modelId): \(error.description)") }
+                        skipped.append("\(s.label): \(why)")
+                        continue
+                    }
+                    model = try await oci.download(modelId, target: target, allowPlainHTTP: s.source.allowsPlainHTTP, run: run,
+                                                   idleTimeout: mirrorIdleTimeout, progress: progress)
                 } else if case .mirror(let base) = s.source.kind, let mirrorClient {
                     if let why = indexExcludes(s.label, target.sha256) {
                         if case .unreachable(let error)? = indexes[s.label], Self.isConfigurationProblem(error) {
@@ -125,10 +138,12 @@ struct ArtifactFetcher: Sendable {
                 let why = Self.describe(error, target: target)
                 if case .integrityMismatch? = error as? APIError {
                     warn("\(s.label) served a corrupt copy of \(modelId) \(target.version) (\(why)); it was rejected and not installed")
-                } else if Self.isConfigurationProblem(error) {
+                } else if Self.isConfigurationProblem(error) || (error as? OCIError)?.isConfigurationProblem == true {
                     // A configuration problem someone must fix (a certificate, a proxy that wants
                     // credentials, refuses the mirror or is malformed), not a passing failure: say so.
                     warn("\(s.label) was not used for \(modelId): \(why)")
+                } else if case .unexpectedStatus(404, _)? = error as? APIError, let oci = s.oci, oci.artifact != nil {
+                    warn("\(s.label) lists sha256 \(target.sha256.prefix(12))… (\(modelId) \(target.version)) in its artifact but answered 404 for the blob — push it again with `manashiki-sync export \(oci.reference)`")
                 } else if case .unexpectedStatus(404, _)? = error as? APIError, case .listed? = indexes[s.label] {
                     // Its own index says it holds the blob: the mirror's copy is incomplete.
                     warn("\(s.label) lists sha256 \(target.sha256.prefix(12))… (\(modelId) \(target.version)) in its \(BundleLayout.indexName) but answered 404 for the blob — its copy of the bundle is incomplete: copy the bundle again (blobs first, index.json last)")

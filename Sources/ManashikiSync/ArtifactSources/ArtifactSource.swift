@@ -18,6 +18,9 @@ public struct ArtifactSource: Sendable, Hashable, CustomStringConvertible {
         case bundle(String)
         /// The base URL of a bundle served over HTTP(S); blobs are at `<base>/blobs/sha256/<hex>`.
         case mirror(URL)
+        /// A repository (and tag) of an OCI registry holding an artifact `export oci://` pushed
+        /// (`OCISourceClient`).
+        case oci(OCIReference)
     }
 
     /// The bundle or mirror.
@@ -25,8 +28,10 @@ public struct ArtifactSource: Sendable, Hashable, CustomStringConvertible {
     /// Whether private models may come from this source (off by default: a private model is
     /// fetched from a source only when the operator says the source is meant to serve them).
     public var servesPrivate: Bool
-    /// For a mirror: plain http to a host other than this machine was explicitly allowed.
+    /// For a mirror or an OCI registry: plain http to a host other than this machine was explicitly allowed.
     public var allowsPlainHTTP: Bool
+    /// For an OCI registry: where its credentials come from (nil: the container tools' auth files).
+    public var credentials: OCICredentialSource?
 
     /// Creates a source.
     public init(_ kind: Kind, servesPrivate: Bool = false, allowsPlainHTTP: Bool = false) {
@@ -35,7 +40,8 @@ public struct ArtifactSource: Sendable, Hashable, CustomStringConvertible {
         self.allowsPlainHTTP = allowsPlainHTTP
     }
 
-    /// A source given on the command line (`sync --from DIR|URL`): text with `://` is a mirror
+    /// A source given on the command line (`sync --from DIR|URL|oci://HOST/REPO:TAG`): `oci://`
+    /// (or `oci+http://` to this machine) is an OCI registry, other text with `://` a mirror
     /// (https, or http to this machine), anything else a bundle directory resolved against `base`.
     /// - Throws: `ArtifactFileError` naming the value (credentials never shown) and the fix.
     public init(commandLine text: String, relativeTo base: URL) throws {
@@ -52,7 +58,11 @@ public struct ArtifactSource: Sendable, Hashable, CustomStringConvertible {
     }
 
     /// Whether it is reached over the network.
-    public var isNetwork: Bool { if case .mirror = kind { return true } else { return false } }
+    public var isNetwork: Bool { if case .bundle = kind { return false } else { return true } }
+
+    /// Whether an `--offline` run uses it: bundle directories, and OCI registries (a tag is an
+    /// exact artifact set, like a bundle; an air-gapped site's registry is where it lives).
+    public var servesOffline: Bool { if case .mirror = kind { return false } else { return true } }
 
     /// `bundle /media/usb/models` or `mirror https://cache.example/bundle` (never credentials:
     /// URLs with them are refused).
@@ -60,6 +70,7 @@ public struct ArtifactSource: Sendable, Hashable, CustomStringConvertible {
         switch kind {
         case .bundle(let path): return "bundle \(path)"
         case .mirror(let url): return "mirror \(url.absoluteString)"
+        case .oci(let reference): return reference.description
         }
     }
 

@@ -8,8 +8,9 @@ import Manashiki
 /// verified against its digest, but anyone on the path sees which models are fetched); no
 /// credentials, query or fragment (a mirror gets no secrets).
 enum ArtifactSourceParser {
-    static let keys = ["bundle", "mirror", "private", "allowHTTP"]
-    static let kindHint = #"write {"bundle": "/path/to/bundle"} or {"mirror": "https://host/path"}"#
+    static let keys = ["bundle", "mirror", "oci", "private", "allowHTTP", "tag", "credentials"]
+    static let kinds = ["bundle", "mirror", "oci"]
+    static let kindHint = #"write {"bundle": "/path/to/bundle"}, {"mirror": "https://host/path"} or {"oci": "registry.example/models", "tag": "v1"}"#
 
     /// The sources and fallback of a manifest's root object, and the problems found.
     static func parse(sources: JSONValue?, fallback: JSONValue?) -> ([ArtifactSource], SourceFallback, [ManifestProblem]) {
@@ -44,7 +45,7 @@ enum ArtifactSourceParser {
             return .failure(Problems(problems: [ManifestProblem(path: path, message: "must be an object, not \(value.typeName)", hint: kindHint)]))
         }
         var problems: [ManifestProblem] = []
-        let kinds = o.keys.filter { $0 == "bundle" || $0 == "mirror" }
+        let kinds = o.keys.filter { Self.kinds.contains($0) }
         for key in o.keys.sorted() where !keys.contains(key) {
             let known = NearestKey.suggestion(for: key, among: keys)
             problems.append(ManifestProblem(path: ManifestPath.join(path, key),
@@ -53,7 +54,7 @@ enum ArtifactSourceParser {
         }
         guard kinds.count == 1, let kind = kinds.first else {
             if kinds.count > 1 || problems.isEmpty {
-                problems.append(ManifestProblem(path: path, message: kinds.count > 1 ? "has both \"bundle\" and \"mirror\"" : "names no source kind", hint: kindHint))
+                problems.append(ManifestProblem(path: path, message: kinds.count > 1 ? "has both " + Self.kinds.filter(kinds.contains).map { "\"\($0)\"" }.joined(separator: " and ") : "names no source kind", hint: kindHint))
             }
             return .failure(Problems(problems: problems))
         }
@@ -69,8 +70,15 @@ enum ArtifactSourceParser {
             problems.append(ManifestProblem(path: ManifestPath.join(path, kind), message: "must be a non-empty string", hint: kindHint))
             return .failure(Problems(problems: problems))
         }
+        if kind != "oci" {
+            for key in ["tag", "credentials"] where o[key] != nil {
+                problems.append(ManifestProblem(path: ManifestPath.join(path, key), message: "applies to oci sources only", hint: "remove it"))
+            }
+        }
         var source: ArtifactSource?
-        if kind == "bundle" {
+        if kind == "oci" {
+            source = OCISourceParser.entry(o, text: text, at: path, servesPrivate: servesPrivate, allowHTTP: allowHTTP, problems: &problems)
+        } else if kind == "bundle" {
             if allowHTTP { problems.append(ManifestProblem(path: ManifestPath.join(path, "allowHTTP"), message: "applies to mirrors only", hint: "remove it")) }
             source = ArtifactSource(.bundle(text), servesPrivate: servesPrivate)
         } else {
@@ -114,6 +122,7 @@ enum ArtifactSourceParser {
     /// Plain http to another host cannot be allowed on the command line (there is no flag for
     /// it, so a typo cannot send fetches in the clear): the hint says how to list it in the manifest.
     static func commandLine(_ text: String) -> Result<ArtifactSource, URLProblem> {
+        if OCIReference.isCommandLineReference(text) { return OCISourceParser.commandLine(text) }
         guard text.contains("://") else { return .success(ArtifactSource(.bundle(text))) }
         return mirrorURL(text, allowHTTP: false).map { ArtifactSource(.mirror($0)) }.mapError { problem in
             guard problem.message.hasSuffix("is plain http to another host") else { return problem }

@@ -11,7 +11,7 @@ package protocol MirrorDownloading: Sendable {
                             idleTimeout: TimeInterval, progress: (@Sendable (Int64, Int64?) -> Void)?) async throws -> DownloadedModel
 
     /// Reads a small document from a mirror (its `index.json`): a plain GET with no
-    /// `X-API-Key` and no `Authorization`, following at most 3 redirects the URL policy allows,
+    /// `X-API-Key` and no `Authorization`, following at most `RedirectPolicy.mirrorDocumentHops` redirects the URL policy allows,
     /// buffering at most `maxBytes`.
     /// - Returns: the final status and body (any status: the caller decides).
     /// - Throws: `APIError` when the mirror cannot be reached (connection, TLS, proxy, a stall
@@ -42,19 +42,23 @@ extension ManashikiClient: MirrorDownloading {
     }
 
     package func fetchFromMirror(_ url: URL, allowPlainHTTP: Bool, idleTimeout: TimeInterval, maxBytes: Int) async throws -> (status: Int, body: Data) {
+        if let reason = URLPolicy.refusal(for: url, allowingPlainHTTP: allowPlainHTTP) { throw APIError.refusedURL(reason) }
+        let redirects = RedirectPolicy.mirrorDocument(allowingPlainHTTP: allowPlainHTTP)
         var url = url
-        for _ in 0...3 {
-            if let reason = URLPolicy.refusal(for: url, allowingPlainHTTP: allowPlainHTTP) { throw APIError.refusedURL(reason) }
+        var hops = 0
+        while true {
             // No X-API-Key and no Authorization: a mirror gets no credentials.
             let request = HTTPRequest(url: url, headers: ["User-Agent": Self.userAgent, "Accept": "application/json", "Accept-Encoding": "identity"],
                                       idleTimeout: idleTimeout, maxBufferedBodyBytes: maxBytes)
             let response = try await transport.send(request)
-            guard [301, 302, 303, 307, 308].contains(response.head.status), let location = response.head.headers["Location"],
-                  let next = URL(string: location, relativeTo: url)?.absoluteURL else {
+            let location = response.head.headers["Location"]
+            // A redirect without a usable Location is an answer like any other: the caller
+            // reports its status.
+            guard RedirectPolicy.isRedirect(response.head.status), RedirectPolicy.target(location, from: url) != nil else {
                 return (response.head.status, response.body)
             }
-            url = next
+            hops += 1
+            url = try redirects.next(status: response.head.status, location: location, from: url, hop: hops)
         }
-        throw APIError.refusedURL("the mirror redirected more than 3 times")
     }
 }

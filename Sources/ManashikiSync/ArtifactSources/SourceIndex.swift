@@ -32,6 +32,10 @@ extension ArtifactFetcher {
     mutating func readIndexes() async -> [String] {
         var warnings: [String] = []
         for source in sources {
+            if let oci = source.oci {
+                warnings += await oci.prepare(offline: offline)
+                continue
+            }
             if let bundle = source.bundle {
                 guard !offline else { continue }
                 if POSIX.lstatInfo(bundle.directory.path) == nil {
@@ -92,7 +96,7 @@ extension ArtifactFetcher {
     /// rather than that one answer was unusable.
     static func isUnreachable(_ error: any Error) -> Bool {
         switch error as? APIError {
-        case .transport?, .untrustedCertificate?, .certificateNameMismatch?, .caCertificatesUnusable?, .proxy?: return true
+        case .transport?, .untrustedCertificate?, .certificateDateInvalid?, .certificateNameMismatch?, .caCertificatesUnusable?, .proxy?: return true
         case nil: return !(error is SyncFailure)
         default: return false
         }
@@ -102,7 +106,7 @@ extension ArtifactFetcher {
     /// verify, a proxy that wants credentials or refuses), reported with each model.
     static func isConfigurationProblem(_ error: any Error) -> Bool {
         switch error as? APIError {
-        case .untrustedCertificate?, .certificateNameMismatch?: return true
+        case .untrustedCertificate?, .certificateDateInvalid?, .certificateNameMismatch?: return true
         case .proxy(let failure)? where !failure.isRetryable: return true
         default: return false
         }

@@ -95,10 +95,12 @@ struct FetchContext: Sendable {
     /// Bundles whose index could not be read (offline).
     var unreadable: [String] = []
 
-    init(fetcher: ArtifactFetcher, offline: Bool, fallback: SourceFallback) {
+    init(fetcher: ArtifactFetcher, offline: Bool, fallback: SourceFallback, registryServes: [String: String]? = nil, unreadable: [String] = []) {
         self.fetcher = fetcher
         self.offline = offline
         self.fallback = fallback
+        self.registryServes = registryServes
+        self.unreadable = unreadable
     }
 
     /// Why `target` may not be downloaded from the registry, or nil when it may.

@@ -9,12 +9,23 @@ public struct ArtifactFileError: Error, LocalizedError, Sendable, Hashable, Cust
     public var message: String
     /// What to do.
     public var hint: String
+    /// What kind of problem it is, for code that decides by it (never by the message).
+    public var cause: Cause
+
+    /// The kinds of problem code tells apart.
+    public enum Cause: Sendable, Hashable {
+        /// A document written by a newer version (this format version): never overwrite it.
+        case newerFormat(Int)
+        /// Anything else: unreadable, malformed, of an unknown format, inconsistent.
+        case other
+    }
 
     /// Creates an error.
-    public init(location: String, message: String, hint: String) {
+    public init(location: String, message: String, hint: String, cause: Cause = .other) {
         self.location = location
         self.message = message
         self.hint = hint
+        self.cause = cause
     }
 
     /// `<location>: <message> — <hint>`.

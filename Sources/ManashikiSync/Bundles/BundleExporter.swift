@@ -116,23 +116,8 @@ public enum BundleExporter {
     ///   directory); `BundleBusy` when another export held the bundle for `lockTimeout`.
     public static func export(store: StoreLayout, to bundle: BundleLayout, selection: Selection, includePrivate: Bool = false,
                               lockTimeout: Duration = .seconds(2)) throws -> Report {
-        let state: StoreState
-        switch StateFile.read(store) {
-        case .loaded(let s): state = s
-        case .missing:
-            throw ArtifactFileError(location: store.directory.path, message: "the store has no state file, so nothing is known to be verified",
-                                    hint: "run `manashiki-sync sync` (or `verify`) on this store first")
-        case .unusable(let why):
-            throw ArtifactFileError(location: store.stateFile.path, message: why, hint: "run `manashiki-sync sync` on this store to rebuild it")
-        case .newer(let version):
-            throw ArtifactFileError(location: store.stateFile.path, message: StateFile.newerFormatMessage(version), hint: "upgrade manashiki-sync")
-        }
         var report = Report()
-        let candidates = select(selection, state: state, failures: &report.failures).filter { artifact in
-            guard !includePrivate, let visibility = artifact.record?.visibility, visibility != .public else { return true }
-            report.failures.append(Failure(modelId: artifact.modelId, message: "is \(visibility == .private ? "private" : "not public (\(visibility))"): not exported, since anyone who can read the bundle gets its bytes — pass --include-private to export it, and serve or carry the bundle only where it may go"))
-            return false
-        }
+        let candidates = try exportable(store: store, selection: selection, includePrivate: includePrivate, failures: &report.failures)
 
         // An existing index must be readable: never overwrite one of a newer format, or a file
         // that is not a bundle index at all (the wrong directory). Checked before anything is
@@ -225,6 +210,29 @@ public enum BundleExporter {
         return report
     }
 
+    /// The artifacts of `selection` the store can export (its state read, private models
+    /// left out unless `includePrivate`), and the failures for the rest: what a bundle and an
+    /// OCI push (`OCIPusher`) both start from.
+    /// - Throws: `ArtifactFileError` when the store has no usable state.
+    static func exportable(store: StoreLayout, selection: Selection, includePrivate: Bool, failures: inout [Failure]) throws -> [PinnedArtifact] {
+        let state: StoreState
+        switch StateFile.read(store) {
+        case .loaded(let s): state = s
+        case .missing:
+            throw ArtifactFileError(location: store.directory.path, message: "the store has no state file, so nothing is known to be verified",
+                                    hint: "run `manashiki-sync sync` (or `verify`) on this store first")
+        case .unusable(let why):
+            throw ArtifactFileError(location: store.stateFile.path, message: why, hint: "run `manashiki-sync sync` on this store to rebuild it")
+        case .newer(let version):
+            throw ArtifactFileError(location: store.stateFile.path, message: StateFile.newerFormatMessage(version), hint: "upgrade manashiki-sync")
+        }
+        return select(selection, state: state, failures: &failures).filter { artifact in
+            guard !includePrivate, let visibility = artifact.record?.visibility, visibility != .public else { return true }
+            failures.append(Failure(modelId: artifact.modelId, message: "is \(visibility == .private ? "private" : "not public (\(visibility))"): not exported, since anyone who can read the bundle or registry gets its bytes — pass --include-private to export it, and serve or carry it only where it may go"))
+            return false
+        }
+    }
+
     /// The entries of the bundle's current index (none when there is no index yet).
     /// - Throws: `ArtifactFileError` for an index this version must not overwrite.
     static func existingIndex(_ bundle: BundleLayout) throws -> [PinnedArtifact] {
@@ -236,7 +244,7 @@ public enum BundleExporter {
             return []
         }
         do { return try BundleIndex.decode(data, location: bundle.indexFile.path).models } catch var error as ArtifactFileError {
-            if !error.message.contains("is newer than") {
+            if case .other = error.cause {
                 error.hint = "export never overwrites a file it cannot read as a bundle index: if this is the right directory, move index.json away and export again; otherwise choose an empty directory"
             }
             throw error

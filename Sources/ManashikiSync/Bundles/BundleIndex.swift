@@ -41,7 +41,7 @@ public struct BundleIndex: Sendable, Hashable, Codable {
     /// Decodes and validates an index; `location` names it in errors.
     /// - Throws: `ArtifactFileError` naming the file and the JSON path.
     public static func decode(_ data: Data, location: String) throws -> BundleIndex {
-        let index = try VersionedJSON.decode(BundleIndex.self, from: data, supported: currentFormatVersion, location: location, what: "bundle index")
+        let index = try VersionedJSON.decodeFile(BundleIndex.self, from: data, supported: currentFormatVersion, location: location, what: "bundle index")
         for (i, entry) in index.models.enumerated() {
             if let problem = entry.problems.first {
                 throw ArtifactFileError(location: location, message: "models[\(i)].\(problem.field): \(problem.message)",
@@ -64,5 +64,5 @@ public struct BundleIndex: Sendable, Hashable, Codable {
     }
 
     /// The index as written to disk.
-    public func encoded() throws -> Data { try VersionedJSON.encode(self) }
+    public func encoded() throws -> Data { try VersionedJSON.encode(self, pretty: true) }
 }

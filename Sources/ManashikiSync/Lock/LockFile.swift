@@ -37,7 +37,7 @@ public struct LockFile: Sendable, Hashable, Codable {
     /// Decodes and validates a lock; `location` names it in errors.
     /// - Throws: `ArtifactFileError` naming the file and the JSON path.
     public static func decode(_ data: Data, location: String) throws -> LockFile {
-        let lock = try VersionedJSON.decode(LockFile.self, from: data, supported: currentFormatVersion, location: location, what: "lock file")
+        let lock = try VersionedJSON.decodeFile(LockFile.self, from: data, supported: currentFormatVersion, location: location, what: "lock file")
         var seen = Set<String>()
         for (i, entry) in lock.models.enumerated() {
             if let problem = entry.problems.first {
@@ -65,6 +65,6 @@ public struct LockFile: Sendable, Hashable, Codable {
     /// Writes the lock atomically (temporary file, flush, rename, flush directory).
     /// - Throws: `APIError.fileSystem`.
     public func write(to url: URL) throws {
-        try DurableFile.replace(url, with: try VersionedJSON.encode(self))
+        try DurableFile.replace(url, with: try VersionedJSON.encode(self, pretty: true))
     }
 }

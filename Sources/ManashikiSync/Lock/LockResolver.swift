@@ -1,5 +1,6 @@
 import Foundation
 import Manashiki
+import ManashikiCore
 
 /// Resolves a manifest against the registry's catalog into a lock (`manashiki-sync lock`):
 /// for every model, the catalog's current artifact, which must satisfy the entry's version
@@ -35,22 +36,11 @@ public enum LockResolver {
             wanted.append((spec, entry))
         }
         var records: [String: Result<ModelRecord, SyncFailure>] = [:]
-        await withTaskGroup(of: (String, Result<ModelRecord, SyncFailure>).self) { group in
-            var pending = wanted[...]
-            func addNext() {
-                guard let (spec, _) = pending.popFirst() else { return }
-                group.addTask {
-                    do { return (spec.id, .success(try await retry.run({ try await registry.getModel(spec.id) }))) } catch {
-                        return (spec.id, .failure(SyncFailure(error)))
-                    }
-                }
+        await Concurrently.forEach(wanted.map(\.0.id), limit: manifest.store.concurrency, { id -> (String, Result<ModelRecord, SyncFailure>) in
+            do { return (id, .success(try await retry.run({ try await registry.getModel(id) }))) } catch {
+                return (id, .failure(SyncFailure(error)))
             }
-            for _ in 0..<max(1, manifest.store.concurrency) { addNext() }
-            while let (id, result) = await group.next() {
-                records[id] = result
-                addNext()
-            }
-        }
+        }) { records[$0.0] = $0.1 }
         var models: [PinnedArtifact] = []
         for (spec, entry) in wanted {
             switch records[spec.id] {

@@ -15,7 +15,8 @@ extension Manifest {
         } catch {
             throw ManifestError(problems: [ManifestProblem(
                 path: "registry.caBundle", message: "\(file.path) \(error.problem)",
-                hint: "name a PEM file holding the CA certificate(s) to trust (-----BEGIN CERTIFICATE----- blocks), e.g. the corporate or mirror CA, or remove the key")])
+                hint: "name a PEM file holding the CA certificate(s) to trust (-----BEGIN CERTIFICATE----- blocks), e.g. the corporate or mirror CA, or remove the key")],
+                caBundleFailure: error)
         }
     }
 

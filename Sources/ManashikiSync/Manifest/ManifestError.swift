@@ -1,4 +1,5 @@
 import Foundation
+import Manashiki
 
 /// One problem in a manifest: where, what, and how to fix it.
 ///
@@ -35,9 +36,16 @@ public struct ManifestProblem: Sendable, Hashable, CustomStringConvertible {
 public struct ManifestError: Error, Sendable, Hashable, LocalizedError, CustomStringConvertible {
     /// Every problem, in document order.
     public var problems: [ManifestProblem]
+    /// When the problem is `registry.caBundle` (or `--ca-bundle`) alone, the file and what is
+    /// wrong with it: a file that was usable when the manifest was loaded and is gone or broken
+    /// when a run starts fails that run only (`Manifest.tlsTrust()`).
+    public var caBundleFailure: TLSTrust.BundleError?
 
     /// Creates an error from its problems.
-    public init(problems: [ManifestProblem]) { self.problems = problems }
+    public init(problems: [ManifestProblem], caBundleFailure: TLSTrust.BundleError? = nil) {
+        self.problems = problems
+        self.caBundleFailure = caBundleFailure
+    }
 
     /// A multi-line report: one line per problem.
     public var description: String {

@@ -23,16 +23,13 @@ public enum StateFile {
     /// Reads the state file of `layout`.
     public static func read(_ layout: StoreLayout) -> ReadResult {
         guard let data = FileManager.default.contents(atPath: layout.stateFile.path) else { return .missing }
-        struct Header: Decodable { var formatVersion: Int }
-        guard let header = try? JSONDecoder().decode(Header.self, from: data) else {
-            return .unusable("state.json is not valid JSON")
-        }
-        if header.formatVersion > StoreState.currentFormatVersion { return .newer(header.formatVersion) }
-        guard header.formatVersion == StoreState.currentFormatVersion else {
-            return .unusable("state.json has format version \(header.formatVersion); this version reads \(StoreState.currentFormatVersion)")
-        }
-        do { return .loaded(try JSONDecoder().decode(StoreState.self, from: data)) } catch {
-            return .unusable("state.json could not be decoded")
+        switch VersionedJSON.decode(StoreState.self, from: data, supported: StoreState.currentFormatVersion) {
+        case .success(let state): return .loaded(state)
+        case .failure(.newer(let version)): return .newer(version)
+        case .failure(.unsupported(let version)):
+            return .unusable("state.json has format version \(version); this version reads \(StoreState.currentFormatVersion)")
+        case .failure(.notVersionedJSON), .failure(.missingVersion): return .unusable("state.json is not valid JSON")
+        case .failure(.invalid): return .unusable("state.json could not be decoded")
         }
     }
 
@@ -44,8 +41,6 @@ public enum StateFile {
     /// Writes `state` atomically (`DurableFile`).
     /// - Throws: `APIError.fileSystem` when the file cannot be written.
     public static func write(_ state: StoreState, to layout: StoreLayout) throws {
-        let encoder = JSONEncoder()
-        encoder.outputFormatting = [.sortedKeys] // compact: read on every run
-        try DurableFile.replace(layout.stateFile, with: encoder.encode(state))
+        try DurableFile.replace(layout.stateFile, with: VersionedJSON.encode(state, pretty: false)) // compact: read on every run
     }
 }

@@ -42,11 +42,10 @@ package struct CommandContext: Sendable {
     package func report(_ error: ConfigurationError, command: String) -> ExitCode {
         error.lines.forEach(console.error)
         if global.json {
-            JSONEventWriter(console: console).emit("summary", [
-                "command": command, "outcome": "manifest-error", "exitCode": Int(ExitCode.usage.rawValue), "exitName": ExitCode.usage.name,
-                "error": JSONEventWriter.errorFields(message: error.lines.first ?? "invalid manifest", hint: "fix the manifest", kind: "terminal"),
-                "problems": error.problems.map { ["path": $0.path, "message": $0.message, "hint": $0.hint] as [String: Any?] },
-            ])
+            JSONEventWriter(console: console).emit("summary", StoppedSummaryFields(
+                command: command, outcome: "manifest-error", exit: .usage,
+                error: ErrorFields(message: error.lines.first ?? "invalid manifest", hint: "fix the manifest", kind: "terminal"),
+                problems: error.problems))
         }
         return .usage
     }
@@ -55,10 +54,8 @@ package struct CommandContext: Sendable {
     package func report(_ error: KeyError, command: String) -> ExitCode {
         console.error(error.message)
         if global.json {
-            JSONEventWriter(console: console).emit("summary", [
-                "command": command, "outcome": "key-error", "exitCode": Int(ExitCode.usage.rawValue), "exitName": ExitCode.usage.name,
-                "error": JSONEventWriter.errorFields(message: error.message, hint: nil, kind: "terminal"),
-            ])
+            JSONEventWriter(console: console).emit("summary", StoppedSummaryFields(
+                command: command, outcome: "key-error", exit: .usage, error: ErrorFields(message: error.message, hint: nil, kind: "terminal")))
         }
         return .usage
     }

@@ -21,6 +21,7 @@ package struct ExportCommand: Sendable {
     /// store is locked by a running sync or the bundle by another export. Every outcome,
     /// usage errors included, ends with one `summary` event under `--json`.
     package func run() async -> ExitCode {
+        if OCIReference.isCommandLineReference(options.directory) { return await OCIExportCommand(context: context, options: options).run() }
         let cwd = context.console.currentDirectory
         let store: URL, manifest: Manifest?
         do { (store, manifest) = try ManifestLoader.store(context.global, currentDirectory: cwd) } catch {
@@ -28,35 +29,22 @@ package struct ExportCommand: Sendable {
         }
         let bundle = BundleLayout(directory: PathResolver.resolve(options.directory, against: cwd))
         let selection: BundleExporter.Selection
-        switch options.selection {
-        case .store: selection = .store
-        case .manifest:
-            guard let manifest else {
-                context.console.error("--select manifest needs the manifest: pass --manifest PATH")
-                summary(outcome: "usage-error", code: .usage, bundle: bundle, report: nil, error: "--select manifest needs the manifest: pass --manifest PATH")
-                return .usage
-            }
-            selection = .models(manifest.models.map(\.id))
-        case .lock:
-            do { selection = .artifacts(try LockFile.read(ManifestLoader.lockURL(context.global, currentDirectory: cwd)).models) } catch {
-                context.console.error("\(error)")
-                summary(outcome: "lock-error", code: .usage, bundle: bundle, report: nil, error: "\(error)")
-                return .usage
-            }
+        switch resolveSelection(manifest) {
+        case .success(let s): selection = s
+        case .failure(let problem):
+            context.console.error(problem.message)
+            summary(outcome: problem.outcome, code: .usage, bundle: bundle, report: nil, error: problem.message)
+            return .usage
         }
         let layout = StoreLayout(directory: store)
         // Hold the store's lock so a sync cannot replace files or the state mid-export.
-        var lock: StoreLock?
-        if FileManager.default.fileExists(atPath: layout.metadataDirectory.path) {
-            do { lock = try await StoreLock.acquire(layout, timeout: context.global.lockTimeout) } catch {
-                context.console.error("\(SyncFailure(error).message)")
-                return .failure
-            }
-            guard lock != nil else {
-                context.console.error(StoreLock.heldMessage(layout, waited: context.global.lockTimeout))
-                summary(outcome: "locked", code: .locked, bundle: bundle, report: nil, error: "the store is locked by another run")
-                return .locked
-            }
+        let lock: StoreLock?
+        switch await lockStore(layout) {
+        case .success(let held): lock = held
+        case .failure(let failure):
+            let code = failure.code
+            if code == .locked { summary(outcome: "locked", code: .locked, bundle: bundle, report: nil, error: "the store is locked by another run") }
+            return code
         }
         defer { lock?.release() }
         let report: BundleExporter.Report
@@ -89,18 +77,90 @@ package struct ExportCommand: Sendable {
         return code
     }
 
+    /// A usage problem with `--select`.
+    struct SelectionProblem: Error {
+        var outcome: String
+        var message: String
+    }
+
+    /// What `--select` names: the store, the manifest's models, or the lock file's artifacts.
+    func resolveSelection(_ manifest: Manifest?) -> Result<BundleExporter.Selection, SelectionProblem> {
+        switch options.selection {
+        case .store: return .success(.store)
+        case .manifest:
+            guard let manifest else { return .failure(SelectionProblem(outcome: "usage-error", message: "--select manifest needs the manifest: pass --manifest PATH")) }
+            return .success(.models(manifest.models.map(\.id)))
+        case .lock:
+            do {
+                return .success(.artifacts(try LockFile.read(ManifestLoader.lockURL(context.global, currentDirectory: context.console.currentDirectory)).models))
+            } catch {
+                return .failure(SelectionProblem(outcome: "lock-error", message: "\(error)"))
+            }
+        }
+    }
+
+    /// Why the store's lock was not taken: the exit code (its message already printed).
+    struct LockFailure: Error { var code: ExitCode }
+
+    /// Takes the store's lock (when the store has metadata), so a sync cannot replace files or
+    /// the state mid-export; the failure is the exit code, its message printed.
+    func lockStore(_ layout: StoreLayout) async -> Result<StoreLock?, LockFailure> {
+        guard FileManager.default.fileExists(atPath: layout.metadataDirectory.path) else { return .success(nil) }
+        do {
+            guard let lock = try await StoreLock.acquire(layout, timeout: context.global.lockTimeout) else {
+                context.console.error(StoreLock.heldMessage(layout, waited: context.global.lockTimeout))
+                return .failure(LockFailure(code: .locked))
+            }
+            return .success(lock)
+        } catch {
+            context.console.error("\(SyncFailure(error).message)")
+            return .failure(LockFailure(code: .failure))
+        }
+    }
+
     private func summary(outcome: String, code: ExitCode, bundle: BundleLayout, report: BundleExporter.Report?, error: String?) {
         guard context.global.json else { return }
-        func fields(_ a: PinnedArtifact) -> [String: Any?] { ["modelId": a.modelId, "version": a.version, "sha256": a.sha256, "bytes": a.size] }
-        JSONEventWriter(console: context.console).emit("summary", [
-            "command": "export", "outcome": outcome, "exitCode": Int(code.rawValue), "exitName": code.name,
-            "bundle": bundle.directory.path, "copied": (report?.copied ?? []).map(fields), "present": (report?.present ?? []).map(fields),
-            "failures": (report?.failures ?? []).map { ["modelId": $0.modelId, "message": TextSanitizer.oneLine($0.message)] as [String: Any?] },
-            "repaired": (report?.repaired ?? []).map { ["modelId": $0.artifact.modelId, "version": $0.artifact.version, "sha256": $0.artifact.sha256,
-                                                         "problem": $0.problem, "replaced": $0.replaced] as [String: Any?] },
-            "removedTemporaries": report?.removedTemporaries ?? [],
-            "bytesCopied": report?.bytesCopied ?? 0, "bytesVerified": report?.bytesVerified ?? 0, "indexEntries": report?.index.models.count ?? 0,
-            "error": error.map { JSONEventWriter.errorFields(message: $0, hint: nil, kind: "terminal") },
-        ])
+        JSONEventWriter(console: context.console).emit("summary", ExportSummaryFields(
+            outcome: outcome, exitCode: Int(code.rawValue), exitName: code.name, bundle: bundle.directory.path,
+            copied: (report?.copied ?? []).map(ArtifactFields.init), present: (report?.present ?? []).map(ArtifactFields.init),
+            failures: (report?.failures ?? []).map { ModelMessageFields(modelId: $0.modelId, message: $0.message) },
+            repaired: (report?.repaired ?? []).map(RepairedBlobFields.init), removedTemporaries: report?.removedTemporaries ?? [],
+            bytesCopied: report?.bytesCopied ?? 0, bytesVerified: report?.bytesVerified ?? 0, indexEntries: report?.index.models.count ?? 0,
+            error: .terminal(error)))
     }
+}
+
+/// A damaged blob an export found in the bundle.
+private struct RepairedBlobFields: Encodable {
+    var modelId: String
+    var version: String
+    var sha256: String
+    var problem: String
+    var replaced: Bool
+
+    init(_ repaired: BundleExporter.Repair) {
+        modelId = repaired.artifact.modelId
+        version = repaired.artifact.version
+        sha256 = repaired.artifact.sha256
+        problem = repaired.problem
+        replaced = repaired.replaced
+    }
+}
+
+/// The `summary` of `export`.
+private struct ExportSummaryFields: Encodable {
+    var command = "export"
+    var outcome: String
+    var exitCode: Int
+    var exitName: String
+    var bundle: String
+    var copied: [ArtifactFields]
+    var present: [ArtifactFields]
+    var failures: [ModelMessageFields]
+    var repaired: [RepairedBlobFields]
+    var removedTemporaries: [String]
+    var bytesCopied: Int64
+    var bytesVerified: Int64
+    var indexEntries: Int
+    @Null var error: ErrorFields?
 }

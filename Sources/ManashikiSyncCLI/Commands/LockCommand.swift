@@ -125,12 +125,23 @@ package struct LockCommand: Sendable {
     private func emit(outcome: String, code: ExitCode, lockURL: URL, differences: [(String, String)], error: String?, models: [PinnedArtifact] = [],
                       catalogCompared: Bool? = nil) {
         guard context.global.json else { return }
-        JSONEventWriter(console: context.console).emit("summary", [
-            "command": options.check ? "lock --check" : "lock", "outcome": outcome, "exitCode": Int(code.rawValue), "exitName": code.name,
-            "lockFile": lockURL.path, "catalogCompared": options.check ? (catalogCompared ?? (outcome == "up-to-date" || outcome == "out-of-date")) : nil,
-            "models": models.map { ["modelId": $0.modelId, "version": $0.version, "sha256": $0.sha256, "bytes": $0.size] as [String: Any?] },
-            "differences": differences.map { ["modelId": $0.0, "message": TextSanitizer.oneLine($0.1)] as [String: Any?] },
-            "error": error.map { JSONEventWriter.errorFields(message: $0, hint: nil, kind: "terminal") },
-        ])
+        JSONEventWriter(console: context.console).emit("summary", LockSummaryFields(
+            command: options.check ? "lock --check" : "lock", outcome: outcome, exitCode: Int(code.rawValue), exitName: code.name,
+            lockFile: lockURL.path, catalogCompared: options.check ? (catalogCompared ?? (outcome == "up-to-date" || outcome == "out-of-date")) : nil,
+            models: models.map(ArtifactFields.init), differences: differences.map { ModelMessageFields(modelId: $0.0, message: $0.1) },
+            error: .terminal(error)))
     }
+}
+
+/// The `summary` of `lock` and `lock --check`.
+private struct LockSummaryFields: Encodable {
+    var command: String
+    var outcome: String
+    var exitCode: Int
+    var exitName: String
+    var lockFile: String
+    @Null var catalogCompared: Bool?
+    var models: [ArtifactFields]
+    var differences: [ModelMessageFields]
+    @Null var error: ErrorFields?
 }

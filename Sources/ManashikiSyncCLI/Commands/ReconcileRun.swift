@@ -21,12 +21,11 @@ struct ReconcileRun: Sendable {
         guard let reconciler = makeReconciler(failure: &unusable) else { return (unusable, nil) }
         let renderer = context.renderer(dryRun: dryRun, jsonSummary: jsonSummary)
         if context.global.json && jsonSummary {
-            JSONEventWriter(console: context.console).emit("run.started", [
-                "command": command, "manifest": ManifestLoader.url(context.global, currentDirectory: context.console.currentDirectory).path,
-                "store": manifest.storeDirectory.path, "registry": manifest.registry.baseURL.absoluteString, "dryRun": dryRun,
-                "offline": reconciler.options.offline, "locked": reconciler.options.lock != nil, "fallback": manifest.fallback.rawValue,
-                "sources": (reconciler.options.extraSources + manifest.sources).map(manifest.label(of:)),
-            ])
+            JSONEventWriter(console: context.console).emit("run.started", RunStartedFields(
+                command: command, manifest: ManifestLoader.url(context.global, currentDirectory: context.console.currentDirectory).path,
+                store: manifest.storeDirectory.path, registry: manifest.registry.baseURL.absoluteString, dryRun: dryRun,
+                offline: reconciler.options.offline, locked: reconciler.options.lock != nil, fallback: manifest.fallback.rawValue,
+                sources: (reconciler.options.extraSources + manifest.sources).map(manifest.label(of:))))
         }
         let start = context.console.now()
         let report = await reconciler.run(onEvent: { renderer.handle($0) })
@@ -59,17 +58,14 @@ struct ReconcileRun: Sendable {
             }
         }
         do {
-            if let key { return try Reconciler(manifest: manifest, apiKey: key.value, options: options) }
-            return Reconciler(manifest: manifest, registry: OfflineRegistry(storageDirectory: manifest.storeDirectory), options: options)
-        } catch let error as ManifestError where error.problems.allSatisfy({ $0.path == "registry.caBundle" }) {
-            let problem = error.problems.first.map { "the CA bundle \($0.message)" } ?? "the CA bundle cannot be used"
+            return try Reconciler(manifest: manifest, apiKey: key?.value, options: options)
+        } catch let error as ManifestError where error.caBundleFailure != nil {
+            let problem = error.caBundleFailure?.description ?? "the CA bundle cannot be used"
             let hint = "restore the file, or point registry.caBundle (or --ca-bundle) at the CA bundle; each run reads it again"
             context.console.error("this run cannot verify the registry: \(problem) — \(hint)")
             if context.global.json && jsonSummary {
-                JSONEventWriter(console: context.console).emit("summary", [
-                    "command": command, "outcome": "failed", "exitCode": Int(ExitCode.failure.rawValue), "exitName": ExitCode.failure.name,
-                    "error": JSONEventWriter.errorFields(message: problem, hint: hint, kind: "terminal"),
-                ])
+                JSONEventWriter(console: context.console).emit("summary", StoppedSummaryFields(
+                    command: command, outcome: "failed", exit: .failure, error: ErrorFields(message: problem, hint: hint, kind: "terminal")))
             }
             failure = .failure
             return nil
@@ -115,4 +111,17 @@ struct ReconcileRun: Sendable {
         if plan.changesStore { return (detailed ? .changesPending : .success, "changes-pending") }
         return (.success, "in-sync")
     }
+}
+
+/// `run.started`.
+private struct RunStartedFields: Encodable {
+    var command: String
+    var manifest: String
+    var store: String
+    var registry: String
+    var dryRun: Bool
+    var offline: Bool
+    var locked: Bool
+    var fallback: String
+    var sources: [String]
 }

@@ -111,19 +111,53 @@ package struct StatusCommand: Sendable {
     }
 
     private func writeJSON(store: URL, rows: [Row], partials: [StorageDirectory.KeptPartial], lastRun: LastRunRecord?, note: String?) {
-        let models = rows.map { r -> [String: Any?] in
-            ["modelId": r.modelId, "version": r.version, "bytes": r.bytes, "sha256": r.sha256, "file": r.file, "inManifest": r.inManifest, "owners": r.owners]
+        let models = rows.map { r in
+            StatusModelFields(modelId: r.modelId, version: r.version, bytes: r.bytes, sha256: r.sha256, file: r.file, inManifest: r.inManifest, owners: r.owners)
         }
-        let last: [String: Any?]? = lastRun.map { run in
-            ["command": run.command, "startedAt": JSONEventWriter.timestamp(run.startedAt),
-             "finishedAt": JSONEventWriter.timestamp(run.finishedAt), "outcome": run.outcome, "exitCode": Int(run.exitCode),
-             "counts": run.counts, "bytesDownloaded": run.bytesDownloaded, "error": run.error]
+        let last = lastRun.map { run in
+            LastRunFields(command: run.command, startedAt: JSONEventWriter.timestamp(run.startedAt), finishedAt: JSONEventWriter.timestamp(run.finishedAt),
+                          outcome: run.outcome, exitCode: Int(run.exitCode), counts: run.counts, bytesDownloaded: run.bytesDownloaded, error: run.error)
         }
-        JSONEventWriter(console: context.console).emit("summary", [
-            "command": "status", "outcome": "ok", "exitCode": 0, "exitName": ExitCode.success.name, "store": store.path,
-            "models": models, "lastRun": last, "note": note, "error": nil,
-            "partials": PartialsView.fields(partials, now: context.console.date()),
-            "installedBytes": rows.filter { $0.file == "ok" || $0.file == "modified" }.compactMap(\.bytes).reduce(0, +),
-        ])
+        JSONEventWriter(console: context.console).emit("summary", StatusSummaryFields(
+            store: store.path, models: models, lastRun: last, note: note, partials: PartialsView.fields(partials, now: context.console.date()),
+            installedBytes: rows.filter { $0.file == "ok" || $0.file == "modified" }.compactMap(\.bytes).reduce(0, +)))
     }
+}
+
+/// One model of the `status` summary.
+private struct StatusModelFields: Encodable {
+    var modelId: String
+    @Null var version: String?
+    @Null var bytes: Int64?
+    @Null var sha256: String?
+    var file: String
+    @Null var inManifest: Bool?
+    @Null var owners: [String]?
+}
+
+/// The last run's record, in the `status` summary.
+private struct LastRunFields: Encodable {
+    var command: String
+    var startedAt: String
+    var finishedAt: String
+    var outcome: String
+    var exitCode: Int
+    var counts: [String: Int]
+    var bytesDownloaded: Int64
+    @Null var error: String?
+}
+
+/// The `summary` of `status`.
+private struct StatusSummaryFields: Encodable {
+    var command = "status"
+    var outcome = "ok"
+    var exitCode = Int(ExitCode.success.rawValue)
+    var exitName = ExitCode.success.name
+    var store: String
+    var models: [StatusModelFields]
+    @Null var lastRun: LastRunFields?
+    @Null var note: String?
+    @Null var error: ErrorFields? = nil
+    var partials: [PartialFields]
+    var installedBytes: Int64
 }

@@ -145,7 +145,7 @@ package struct VerifyCommand: Sendable {
         }
         guard !context.global.json else {
             let writer = JSONEventWriter(console: context.console)
-            for f in findings { writer.emit("verify.file", Self.fields(f)) }
+            for f in findings { writer.emit("verify.file", FindingFields(f)) }
             return
         }
         guard context.global.verbosity > .quiet else { return }
@@ -184,15 +184,42 @@ package struct VerifyCommand: Sendable {
         var counts: [String: Int] = [:]
         for key in ["ok", "corrupt", "missing", "unreadable", "unknown", "not-installed"] { counts[key] = 0 }
         for f in findings { counts[f.verdict, default: 0] += 1 }
-        JSONEventWriter(console: context.console).emit("summary", [
-            "command": "verify", "outcome": outcome, "exitCode": Int(code.rawValue), "exitName": code.name,
-            "files": findings.map(Self.fields), "counts": counts, "bytesHashed": bytes, "stateNote": note,
-            "repaired": repaired, "error": nil, "partials": PartialsView.fields(partials, now: context.console.date()),
-        ])
+        JSONEventWriter(console: context.console).emit("summary", VerifySummaryFields(
+            outcome: outcome, exitCode: Int(code.rawValue), exitName: code.name, files: findings.map(FindingFields.init), counts: counts,
+            bytesHashed: bytes, stateNote: note, repaired: repaired, partials: PartialsView.fields(partials, now: context.console.date())))
     }
+}
 
-    static func fields(_ f: Finding) -> [String: Any?] {
-        ["modelId": f.modelId, "verdict": f.verdict, "version": f.version, "sha256": f.sha256,
-         "expectedSha256": f.expectedSha256, "detail": f.detail]
+/// `verify.file`, and each of the summary's `files`.
+private struct FindingFields: Encodable {
+    var modelId: String
+    var verdict: String
+    @Null var version: String?
+    @Null var sha256: String?
+    @Null var expectedSha256: String?
+    var detail: String
+
+    init(_ f: VerifyCommand.Finding) {
+        modelId = f.modelId
+        verdict = f.verdict
+        version = f.version
+        sha256 = f.sha256
+        expectedSha256 = f.expectedSha256
+        detail = f.detail
     }
+}
+
+/// The `summary` of `verify`.
+private struct VerifySummaryFields: Encodable {
+    var command = "verify"
+    var outcome: String
+    var exitCode: Int
+    var exitName: String
+    var files: [FindingFields]
+    var counts: [String: Int]
+    var bytesHashed: Int64
+    @Null var stateNote: String?
+    @Null var repaired: Int?
+    @Null var error: ErrorFields? = nil
+    var partials: [PartialFields]
 }

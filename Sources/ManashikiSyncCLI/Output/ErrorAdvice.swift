@@ -25,7 +25,7 @@ package enum ErrorAdvice {
                         "check the id in the manifest and that the key belongs to the model's organisation")
             case .modelSunset:
                 return ("the model has been sunset", "remove it from the manifest or move to its successor")
-            case .untrustedCertificate(let host, let reason) where !reason.contains("expired") && !reason.contains("not yet valid"):
+            case .untrustedCertificate(let host, let reason):
                 return ("the certificate of \(host) is not trusted: \(reason)",
                         "if \(host) uses a private or corporate CA, add its CA with `registry.caBundle` in the manifest, `--ca-bundle FILE`, or SSL_CERT_FILE")
             case .certificateNameMismatch(let host, let validFor):
@@ -36,7 +36,7 @@ package enum ErrorAdvice {
             }
         }
         // Say "usually temporary" once: the SDK's text may already say it.
-        let temporary = failure.description.range(of: "usually temporary", options: .caseInsensitive) == nil ? "this is usually temporary: " : ""
+        let temporary = failure.apiError?.saysUsuallyTemporary == true ? "" : "this is usually temporary: "
         let again = rerun.map { "run `\($0)` again when the registry is reachable" } ?? "the next run retries (or run `manashiki-sync sync` again)"
         let todo = failure.isRetryable
             ? "\(temporary)\(again)"

@@ -5,10 +5,8 @@ import Manashiki
 /// `verify`: the `partials` array of their `--json` summary and their text lines.
 enum PartialsView {
     /// The `partials` array: `{modelId, bytes, ageSeconds, inUse}` per partial.
-    static func fields(_ partials: [StorageDirectory.KeptPartial], now: Date) -> [[String: Any?]] {
-        partials.map { p in
-            ["modelId": p.modelId, "bytes": p.bytes, "ageSeconds": ageSeconds(p, now: now), "inUse": p.inUse]
-        }
+    static func fields(_ partials: [StorageDirectory.KeptPartial], now: Date) -> [PartialFields] {
+        partials.map { p in PartialFields(modelId: p.modelId, bytes: p.bytes, ageSeconds: ageSeconds(p, now: now), inUse: p.inUse) }
     }
 
     /// One line per partial: model, bytes kept (of the artifact's size when known), age.

@@ -73,7 +73,7 @@ package final class ProblemReporter: RunRenderer, @unchecked Sendable {
     package func handle(_ event: SyncEvent) {
         guard case .modelFinished(let result) = event, let problem = ResultView.problem(result) else { return }
         lock.lock()
-        let isCancellation = result.failure.map { $0.message == SyncFailure.cancelled.message && $0.apiError == nil } ?? false
+        let isCancellation = result.failure?.isCancellation ?? false
         let fresh = reported.insert(result.modelId).inserted
         if isCancellation { cancelled.insert(result.modelId) }
         lock.unlock()

@@ -14,6 +14,14 @@ final class LoopbackDaemon: @unchecked Sendable {
     let port: Int
     private let child: RunningChild
     private var stopped = false
+    /// What ends it when it is released without `stop()` (SIGTERM for a wrapper such as
+    /// `timeout`, which passes it on; SIGKILL could not be passed on).
+    var releaseSignal = SIGKILL
+
+    /// Its pid.
+    var pid: Int32 { child.pid }
+    /// What it printed so far (stdout, then stderr).
+    var output: String { child.out.text + child.err.text }
 
     /// `127.0.0.1:port`.
     var address: String { "127.0.0.1:\(port)" }
@@ -45,7 +53,7 @@ final class LoopbackDaemon: @unchecked Sendable {
     }
 
     deinit {
-        if !stopped { child.send(SIGKILL) }
+        if !stopped { child.send(releaseSignal) }
     }
 
     /// Stops it (SIGTERM) and returns what it printed.

@@ -16,11 +16,11 @@ struct PrivateCATests {
         let ca: TestCertificateAuthority
         let nginx: NginxMirror
 
-        init(subjectAltName: String = "IP:127.0.0.1,DNS:localhost") async throws {
+        init(subjectAltName: String = "IP:127.0.0.1,DNS:localhost", days: Int = 2) async throws {
             try #require(NginxMirror.isInstalled, "nginx is not installed (apt-get install nginx-light; .ci/run installs it)")
             fixture = try Fixture(models: ["alpha"])
             ca = try await TestCertificateAuthority.make()
-            let server = try await ca.serverCertificate("server", subjectAltName: subjectAltName)
+            let server = try await ca.serverCertificate("server", subjectAltName: subjectAltName, days: days)
             nginx = try await NginxMirror(server: "location / { proxy_pass \(fixture.registry.apiBaseURL.absoluteString); }", tls: server)
         }
 
@@ -315,6 +315,22 @@ struct PrivateCATests {
         #expect(trusted.status == 200)
         #expect(refused as? APIError == .untrustedCertificate(host: "127.0.0.1", reason: "unable to get local issuer certificate"), "\(String(describing: refused))")
         #expect((refused as? APIError)?.isRetryable == false)
+    }
+
+    @Test("an expired certificate from a trusted CA is APIError.certificateDateInvalid (told by OpenSSL's verify result, not libcurl's words) and sync's advice is the clock or a renewal, not a CA bundle")
+    func expiredCertificate() async throws {
+        let setup = try await Setup(days: -1)
+        let url = try #require(URL(string: "\(setup.nginx.baseURL)/api/models"))
+        var refused: (any Error)?
+        do { _ = try await DefaultTransport(trust: TLSTrust(caBundle: setup.ca.certificate)).send(HTTPRequest(url: url)) } catch { refused = error }
+        try setup.writeManifest(registry: #", "caBundle": "\#(setup.ca.certificate.path)""#)
+        let sync = try await setup.run(["sync", "--json"])
+        await setup.stop()
+        #expect(refused as? APIError == .certificateDateInvalid(host: "127.0.0.1", reason: "certificate has expired"), "\(String(describing: refused))")
+        #expect(sync.status == 1, "\(sync.all)")
+        let error = sync.summary()["error"] as? [String: Any]
+        #expect((error?["message"] as? String)?.contains("Check this machine's clock") == true, "\(sync.all)")
+        #expect((error?["hint"] as? String)?.contains("caBundle") == false, "\(sync.all)")
     }
 
     /// The `summary` events a `--json` loop printed so far, in order.

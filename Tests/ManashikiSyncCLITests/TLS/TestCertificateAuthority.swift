@@ -24,14 +24,14 @@ struct TestCertificateAuthority {
     }
 
     /// A server certificate signed by this CA for `subjectAltName` (e.g.
-    /// `IP:127.0.0.1,DNS:localhost`), and its key.
-    func serverCertificate(_ name: String, subjectAltName: String) async throws -> (certificate: URL, key: URL) {
+    /// `IP:127.0.0.1,DNS:localhost`), valid for `days` from now (-1: it expired yesterday), and its key.
+    func serverCertificate(_ name: String, subjectAltName: String, days: Int = 2) async throws -> (certificate: URL, key: URL) {
         let ext = "subjectAltName=\(subjectAltName)\nbasicConstraints=CA:FALSE\nextendedKeyUsage=serverAuth\n"
         try Data(ext.utf8).write(to: directory.appendingPathComponent("\(name).ext"))
         try await openssl(["req", "-newkey", "ec", "-pkeyopt", "ec_paramgen_curve:P-256", "-nodes",
                            "-keyout", "\(name).key", "-out", "\(name).csr", "-subj", "/CN=\(name)"])
         try await openssl(["x509", "-req", "-in", "\(name).csr", "-CA", "ca.pem", "-CAkey", "ca.key",
-                           "-set_serial", "\(UInt32.random(in: 1...UInt32.max))", "-days", "2",
+                           "-set_serial", "\(UInt32.random(in: 1...UInt32.max))", "-days", "\(days)",
                            "-extfile", "\(name).ext", "-out", "\(name).pem"])
         return (directory.appendingPathComponent("\(name).pem"), directory.appendingPathComponent("\(name).key"))
     }

@@ -6,8 +6,9 @@ import Testing
 /// libcurl's TLS error codes as the SDK reports them (libcurl-errors(3)).
 @Suite("CurlTransport: TLS error codes")
 struct CurlTransportTLSTests {
-    static func map(_ code: Int32, _ message: String, names: String = "") -> APIError? {
-        CurlErrorText.tlsError(code: code, message: message, host: "h.example", certificateNames: names, locations: CALocations(file: "/etc/corp.pem"))
+    static func map(_ code: Int32, _ message: String, names: String = "", verifyResult: Int? = nil) -> APIError? {
+        CurlErrorText.tlsError(code: code, message: message, host: "h.example", peer: PeerCertificate(names: names, verifyResult: verifyResult),
+                               locations: CALocations(file: "/etc/corp.pem"))
     }
 
     @Test("60 and 51: untrusted (curl's reason without its prefix) or valid for other names; 83/90/91 untrusted; 77/58 unusable CA settings; 35 and the rest stay transport errors")
@@ -24,6 +25,20 @@ struct CurlTransportTLSTests {
         #expect(Self.map(77, "error setting certificate verify locations") == .caCertificatesUnusable("libcurl could not load the CA file /etc/corp.pem (error setting certificate verify locations)"))
         #expect(Self.map(60, "see https://h.example/x?sig=secret") == .untrustedCertificate(host: "h.example", reason: "libcurl error 60"))
         for code: Int32 in [35, 7, 28, 56] { #expect(Self.map(code, "whatever") == nil) }
+    }
+
+    @Test("OpenSSL's verify result, not libcurl's words, decides: 10 (expired) and 9 (not yet valid) are a certificate date problem, 1 (libcurl's own name check failed) a name mismatch, 20 an untrusted issuer whatever the message says")
+    func verifyResult() {
+        #expect(Self.map(60, "SSL certificate problem: certificate has expired", verifyResult: 10)
+                == .certificateDateInvalid(host: "h.example", reason: "certificate has expired"))
+        #expect(Self.map(60, "SSL certificate problem: certificate is not yet valid", verifyResult: 9)
+                == .certificateDateInvalid(host: "h.example", reason: "certificate is not yet valid"))
+        #expect(Self.map(60, "SSL: no alternative certificate subject name matches target host name 'h.example'", names: "DNS:a.example", verifyResult: 1)
+                == .certificateNameMismatch(host: "h.example", validFor: "a.example"))
+        #expect(Self.map(60, "SSL certificate problem: the words say expired", verifyResult: 20)
+                == .untrustedCertificate(host: "h.example", reason: "the words say expired"))
+        #expect(Self.map(60, "SSL: certificate subject name 'x' does not match target host name 'h.example'", verifyResult: 20)
+                == .untrustedCertificate(host: "h.example", reason: "certificate subject name 'x' does not match target host name 'h.example'"))
     }
 }
 #endif

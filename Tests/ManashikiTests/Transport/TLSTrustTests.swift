@@ -136,7 +136,7 @@ struct TLSTrustTests {
     func errors() {
         let untrusted = APIError.untrustedCertificate(host: "models.corp.example", reason: "unable to get local issuer certificate")
         let mismatch = APIError.certificateNameMismatch(host: "10.0.0.5", validFor: "mirror.corp.example")
-        let expired = APIError.untrustedCertificate(host: "h.example", reason: "certificate has expired")
+        let expired = APIError.certificateDateInvalid(host: "h.example", reason: "certificate has expired")
         for error in [untrusted, mismatch, expired, .caCertificatesUnusable("x")] {
             #expect(!error.isRetryable)
             #expect(error.httpStatus == nil)

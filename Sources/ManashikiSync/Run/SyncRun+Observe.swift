@@ -1,0 +1,90 @@
+import Foundation
+import Manashiki
+
+/// What a run saw before it plans: the store (state file, files, kept partials), the sources
+/// and the catalog.
+struct Observation: Sendable {
+    /// Leftovers of crashed runs that were removed.
+    var cleaned: [String]
+    /// Warnings so far (an unusable state file, sources, the catalog).
+    var warnings: [String]
+    /// The state file as read (empty when missing or unusable).
+    var initial: StoreState
+    /// The files on disk, hashed where they changed.
+    var snapshot: StoreSnapshot
+    /// The catalog and what its source said.
+    var catalog: CatalogSource.Catalog
+    /// Invalid catalog entries of models no valid entry lists, with what is wrong.
+    var invalidEntries: [String: String]
+    /// The sources, with their indexes read.
+    var fetcher: ArtifactFetcher
+}
+
+extension SyncRun {
+    /// What observing ended with.
+    enum Observed {
+        /// Ready to plan.
+        case observed(Observation)
+        /// The run stops here (a newer state file, a catalog that cannot be read).
+        case stopped(SyncReport)
+    }
+
+    /// Cleans leftovers, reads the state file, reads the sources' indexes and the catalog,
+    /// and looks at the files (hashing only those that changed and could be a wanted artifact).
+    func observe() async -> Observed {
+        let cleaned = options.dryRun ? [] : LeftoverCleaner.clean(layout, keepingPartialsOf: Set(manifest.models.map(\.id)),
+                                                                   retention: downloadOptions.partialRetention)
+        if !cleaned.isEmpty { emit(.cleanedLeftovers(cleaned)) }
+        var warnings: [String] = []
+        var initial = StoreState()
+        switch StateFile.read(layout) {
+        case .missing: break
+        case .loaded(let s): initial = s
+        case .unusable(let why): warnings.append("\(why); every model file is re-hashed")
+        case .newer(let version):
+            return .stopped(SyncReport(outcome: .failed, runFailure: SyncFailure(kind: .terminal, message: StateFile.newerFormatMessage(version)),
+                                       cleanedLeftovers: cleaned, warnings: warnings))
+        }
+        state.withLock { $0 = initial }
+        let identities = StoreScanner.identities(layout)
+
+        var fetcher = makeFetcher()
+        warnings += await fetcher.readIndexes()
+        let catalog: CatalogSource.Catalog
+        switch await catalogSource.read(manifest, fetcher: fetcher, registry: registry, retry: retry, emit: emit) {
+        case .success(let read): catalog = read
+        case .failure(let failure):
+            return .stopped(SyncReport(outcome: Task.isCancelled ? .cancelled : .failed, runFailure: failure, cleanedLeftovers: cleaned, warnings: warnings))
+        }
+        warnings += catalog.warnings
+        let byId = catalog.byId
+        // An invalid entry blocks only its own model (when the manifest asks for it).
+        var invalidEntries: [String: String] = [:]
+        for bad in catalog.rejected {
+            warnings.append("the registry's catalog has an invalid entry, ignored: \(bad)")
+            if let id = bad.modelId, byId[id] == nil { invalidEntries[id] = bad.problem }
+        }
+
+        var sizes: [String: Set<Int64>] = [:]
+        for id in identities.keys {
+            if let e = byId[id] { sizes[id, default: []].insert(e.size) }
+            if let s = initial.models[id] { sizes[id, default: []].insert(s.size) }
+        }
+        let snapshot = await StoreScanner.snapshot(layout, state: initial, identities: identities, candidateSizes: sizes)
+        return .observed(Observation(cleaned: cleaned, warnings: warnings, initial: initial, snapshot: snapshot, catalog: catalog,
+                                     invalidEntries: invalidEntries, fetcher: fetcher))
+    }
+
+    /// The run's sources: `--from` first, then the manifest's, bundle paths resolved.
+    func makeFetcher() -> ArtifactFetcher {
+        let resolved = (options.extraSources + manifest.sources).map { source -> ArtifactFetcher.ResolvedSource in
+            var bundle: BundleLayout?
+            if case .bundle(let path) = source.kind { bundle = BundleLayout(directory: manifest.bundleDirectory(path)) }
+            var resolved = ArtifactFetcher.ResolvedSource(source: source, bundle: bundle, label: manifest.label(of: source))
+            resolved.oci = ociClient(source, label: resolved.label) // OCI/SyncRun+OCI.swift
+            return resolved
+        }
+        return ArtifactFetcher(sources: resolved, mirrorClient: registry as? any MirrorDownloading, offline: options.offline,
+                               mirrorIdleTimeout: options.mirrorIdleTimeout)
+    }
+}
