@@ -1,4 +1,5 @@
 import Foundation
+import ManashikiSync
 
 /// The `manashiki-sync` program: parse, dispatch, map signals to exit codes.
 ///
@@ -52,8 +53,12 @@ public struct CommandLineTool: Sendable {
         return code
     }
 
-    /// Runs a parsed command.
+    /// Runs a parsed command, the library's remedies worded as this command's (`RemedyWording.commandLine`).
     package func execute(_ command: Command) async -> ExitCode {
+        await RemedyWording.$current.withValue(.commandLine) { await dispatch(command) }
+    }
+
+    private func dispatch(_ command: Command) async -> ExitCode {
         switch command {
         case .plan(let global):
             return await PlanCommand(context: CommandContext(console: console, global: global)).run()
