@@ -1,5 +1,6 @@
 import Foundation
 import ManashikiSync
+import ManashikiCore
 
 /// The `manashiki-sync` program: parse, dispatch, map signals to exit codes.
 ///
@@ -24,12 +25,12 @@ public struct CommandLineTool: Sendable {
         let command: Command
         do { command = try CommandLineParser.parse(arguments) } catch {
             console.error(error.message)
-            let help = error.command.map { "manashiki-sync \($0.rawValue) --help" } ?? "manashiki-sync --help"
+            let help = error.command.map { "manashiki-sync \($0) --help" } ?? "manashiki-sync --help"
             console.err.write("Run `\(help)` for usage.\n")
             if arguments.contains("--json") {
                 // A consumer of --json reads exactly one summary on every path, a usage error too.
                 JSONEventWriter(console: console).emit("summary", StoppedSummaryFields(
-                    command: error.command?.rawValue, outcome: "usage-error", exit: .usage,
+                    command: error.command, outcome: "usage-error", exit: .usage,
                     error: ErrorFields(message: error.message, hint: "run `\(help)`", kind: "terminal")))
             }
             return .usage
