@@ -32,7 +32,7 @@ struct NetworkBench {
     let context: BenchContext
 
     func run() throws {
-        print("\n### Network: one \(Self.sizeMiB) MiB artifact over three links (every tool from one nginx; the artifact on tmpfs)")
+        print("\n### Network: one \(Self.sizeMiB) MiB artifact over three links")
         print("""
 
         Every tool downloads from nginx: the SDK's child calls `ManashikiClient(apiKey:baseURL:storageDirectory:)` and \
