@@ -14,6 +14,8 @@ package enum Command: Sendable, Equatable {
     case export(GlobalOptions, ExportOptions)
     /// `lock`: resolve the manifest against the catalog into a lock file; `--check` compares.
     case lock(GlobalOptions, LockOptions)
+    /// `ensure ID…`: install these manifest models if missing, evicting if the budget must.
+    case ensure(GlobalOptions, [String])
     /// `--help` (for a command when `topic` is set).
     case help(topic: CommandName?)
     /// `--version`.
@@ -33,6 +35,8 @@ package enum Command: Sendable, Equatable {
         case export
         /// `lock`.
         case lock
+        /// `ensure`.
+        case ensure
     }
 }
 

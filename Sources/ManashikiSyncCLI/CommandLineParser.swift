@@ -104,11 +104,11 @@ enum CommandLineParser {
             """, commands: ["sync"]) { s, v in s.sync.metricsFile = v },
         // Sources (plan, sync).
         Option(["--from"], "DIR|URL", help: "try this bundle directory, mirror or oci://HOST/REPO:TAG first\n(repeatable; before the manifest's \"sources\")",
-               commands: ["sync", "plan"]) { s, v in
+               commands: ["sync", "plan", "ensure"]) { s, v in
             guard !v.isEmpty else { throw UsageError("--from needs a bundle directory or a mirror URL") }
             s.global.from.append(v)
         },
-        Option(["--owner"], "NAME", help: "claim models for NAME in a shared store (store.owner; default: the\napp's bundle identifier, else `default`); a prune never deletes\nwhat another owner still claims", commands: ["sync", "plan"]) { s, v in
+        Option(["--owner"], "NAME", help: "claim models for NAME in a shared store (store.owner; default: the\napp's bundle identifier, else `default`); a prune never deletes\nwhat another owner still claims", commands: ["sync", "plan", "ensure"]) { s, v in
             if let problem = StoreOwner.problem(with: v) { throw UsageError("--owner \(problem), not \(SecretShape.echo(v))") }
             s.global.owner = v
         },
@@ -119,7 +119,7 @@ enum CommandLineParser {
             no request to the registry, no key: plan from the lock file, the
             bundles' indexes or the OCI sources' tags; only bundles and OCI
             registries serve; what cannot be satisfied is reported per model (exit 3)
-            """, commands: ["sync", "plan"]) { s, _ in s.global.offline = true },
+            """, commands: ["sync", "plan", "ensure"]) { s, _ in s.global.offline = true },
         Option(["--lock-file"], "PATH", help: "the lock file (default manashiki.lock.json beside the manifest)",
                commands: ["lock", "export", "sync", "plan"]) { s, v in s.global.lockFile = v },
         // verify, export, lock.
@@ -159,7 +159,7 @@ enum CommandLineParser {
             if state.wantsVersion { return .version }
             if state.wantsHelp { return .help(topic: state.command) }
             guard let command = state.command else {
-                throw UsageError("missing command: use plan, sync, verify, status, export or lock (e.g. `manashiki-sync plan`)")
+                throw UsageError("missing command: use plan, sync, ensure, verify, status, export or lock (e.g. `manashiki-sync plan`)")
             }
             if state.quiet && state.verbose { throw UsageError("--quiet and --verbose cannot be combined") }
             if let wrong = options.scopeError(given, command: command.rawValue) { throw wrong }
@@ -176,7 +176,7 @@ enum CommandLineParser {
             if let topic = rest.first.flatMap(Command.CommandName.init(rawValue:)) { state.command = topic; rest = rest.dropFirst() }
             return
         }
-        if state.command == .export {
+        if state.command == .export || state.command == .ensure {
             state.positional.append(argument)
             return
         }
@@ -184,7 +184,7 @@ enum CommandLineParser {
             throw UsageError("unexpected argument \(SecretShape.echo(argument)) after the command")
         }
         guard let c = Command.CommandName(rawValue: argument) else {
-            throw UsageError("unknown command \(SecretShape.echo(argument)); the commands are plan, sync, verify, status, export and lock")
+            throw UsageError("unknown command \(SecretShape.echo(argument)); the commands are plan, sync, ensure, verify, status, export and lock")
         }
         state.command = c
     }
@@ -198,6 +198,9 @@ enum CommandLineParser {
                                                            : "export takes one bundle directory, not \(state.positional.count) arguments")
             }
             state.export.directory = state.positional[0]
+        }
+        if command == .ensure && state.positional.isEmpty {
+            throw UsageError("ensure needs the ids of the models to install: `manashiki-sync ensure ID…` (ids the manifest lists)")
         }
         let sync = state.sync
         if state.global.offline && sync.every != nil { throw UsageError("--offline cannot be combined with --every") }
@@ -213,6 +216,7 @@ enum CommandLineParser {
         case .status: return .status(state.global)
         case .export: return .export(state.global, state.export)
         case .lock: return .lock(state.global, state.lock)
+        case .ensure: return .ensure(state.global, state.positional)
         }
     }
 

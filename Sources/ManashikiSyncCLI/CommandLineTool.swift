@@ -73,6 +73,8 @@ public struct CommandLineTool: Sendable {
             return await ExportCommand(context: CommandContext(console: console, global: global), options: options).run()
         case .lock(let global, let options):
             return await LockCommand(context: CommandContext(console: console, global: global), options: options).run()
+        case .ensure(let global, let ids):
+            return await EnsureCommand(context: CommandContext(console: console, global: global), modelIds: ids).run()
         case .help, .version:
             return .success
         }

@@ -21,6 +21,7 @@ package enum HelpText {
         case .status: return status
         case .export: return export
         case .lock: return lock
+        case .ensure: return ensure
         }
     }
 
@@ -46,6 +47,7 @@ package enum HelpText {
     COMMANDS
       plan      show what a sync would do; change nothing (exit 0 in sync, 10 changes pending)
       sync      download, replace and prune until the store matches the manifest
+      ensure    install these manifest models now (on-demand ones too), evicting if the budget must
       verify    re-hash every installed file offline; --repair re-downloads what is broken
       status    what is installed, versions, sizes, and how the last sync went
       export    write verified models into a bundle (a directory) or an OCI registry
@@ -152,6 +154,26 @@ package enum HelpText {
 
     LOCK OPTIONS
     \(options(["--check", "--lock-file"]))
+
+    \(globalOptions)
+    """
+
+    static let ensure = """
+    manashiki-sync ensure — install the named models now, evicting if the budget must
+
+    USAGE
+      manashiki-sync ensure ID… [--manifest PATH] [--store DIR] [--json]
+
+    Installs each named manifest model that is missing (an on-demand model, an optional one
+    left out, a required one not synced yet) and records a use of it. When store.budget has no
+    room, optional and on-demand models are evicted, least recently used first; never a
+    required model, never one a process holds a lease on. Nothing else is downloaded, updated or
+    pruned. Exit codes as sync: 0 installed (or already there), 1 nothing could be applied,
+    2 usage/manifest/key error or an id the manifest does not list, 3 a model could not be
+    installed or the budget cannot make room, 75 locked.
+
+    ENSURE OPTIONS
+    \(options(["--from", "--offline", "--owner"]))
 
     \(globalOptions)
     """

@@ -30,8 +30,8 @@ struct FleetArgumentTests {
     }
 
     @Test("options used with the wrong command are usage errors naming the right one", arguments: [
-        (["status", "--offline"], "--offline is an option of `sync` and `plan`"),
-        (["verify", "--from", "x"], "--from is an option of `sync` and `plan`"),
+        (["status", "--offline"], "--offline is an option of `sync`, `plan` and `ensure`"),
+        (["verify", "--from", "x"], "--from is an option of `sync`, `plan` and `ensure`"),
         (["sync", "--check"], "--check is an option of `lock`"),
         (["lock", "--select", "store"], "--select is an option of `export`"),
         (["status", "--lock-file", "x"], "--lock-file is an option of"),

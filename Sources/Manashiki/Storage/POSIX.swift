@@ -97,15 +97,16 @@ package enum POSIX {
         case unsupported(Int32)
     }
 
-    /// Takes an exclusive `flock`, polling every 10 ms for up to `wait`.
+    /// Takes an exclusive `flock` (a shared one when `exclusive` is false), polling every 10 ms
+    /// for up to `wait`.
     ///
     /// Never ask for no wait on a lock this program may just have released: a child process
     /// spawned in the meantime by any thread holds a copy of every descriptor until it
     /// `exec`s (`O_CLOEXEC` closes them only then), and with it the lock.
-    package static func lock(_ fd: Int32, waitingUpTo wait: Duration) -> LockOutcome {
+    package static func lock(_ fd: Int32, waitingUpTo wait: Duration, exclusive: Bool = true) -> LockOutcome {
         let clock = ContinuousClock()
         let deadline = clock.now + wait
-        while flock(fd, LOCK_EX | LOCK_NB) != 0 {
+        while flock(fd, (exclusive ? LOCK_EX : LOCK_SH) | LOCK_NB) != 0 {
             let code = errno
             if code == EINTR { continue }
             guard code == EWOULDBLOCK || code == EAGAIN else { return .unsupported(code) }

@@ -57,6 +57,9 @@ public struct Reconciler: Sendable {
         /// bundle identifier, else `default`). A prune deletes a model only when no other owner
         /// still claims it.
         public var owner: String?
+        /// The models an `ensure(_:)` run installs (nothing else is downloaded, updated or
+        /// pruned; a use of each is recorded); nil for a sync. Set by `ensure(_:)`.
+        public var ensuring: [String]?
 
         /// Creates options with the defaults described on each property.
         public init(lockTimeout: Duration = .seconds(30), lockPollInterval: Duration = .milliseconds(100),

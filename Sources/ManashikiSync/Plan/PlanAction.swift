@@ -47,6 +47,8 @@ public enum SkipCause: Sendable, Hashable {
     /// An optional model that does not fit in `store.budget`: it needs `needed` bytes and the
     /// budget leaves `available`.
     case overBudget(needed: Int64, available: Int64)
+    /// An `ensure` run leaves every model it was not asked for to the next sync.
+    case notRequested
 }
 
 /// Why a model cannot be delivered, or an action cannot run, until someone does something.

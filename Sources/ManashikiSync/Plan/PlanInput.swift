@@ -51,6 +51,9 @@ public struct PlanInput: Sendable, Hashable {
     /// Models asked for this run (`Reconciler.ensure(_:)`): installed whatever their class, and
     /// never evicted.
     public var demanded: Set<String> = []
+    /// An `ensure` run: only `demanded` is installed or updated (evicting what its room needs);
+    /// nothing else is downloaded, replaced or pruned.
+    public var onlyDemanded = false
 
     /// Creates an input.
     public init(manifest: Manifest, device: DeviceProfile, snapshot: StoreSnapshot, catalog: [ModelEntry],

@@ -31,7 +31,7 @@ public enum Planner {
             case .needsRecord(let target, let kind): return optionalSkip(finish(spec, target: target, kind: kind, input), spec, demanded: demanded)
             }
         }
-        items += prunes(input)
+        if input.onlyDemanded { items = restrictToDemanded(items, input) } else { items += prunes(input) }
         var (budget, refusal) = fitBudget(&items, input)
         let bytes = items.compactMap { $0.action.target?.size }.reduce(0, +)
         // The old file stays until the rename, so every fetched byte needs room at once; a kept

@@ -177,14 +177,25 @@ extension SyncRun {
                 let verb = item.action.name == "evict" ? "evicted" : "pruned"
                 let why = Task.isCancelled ? "cancelled" : "not \(verb): \(problems) model(s) failed or are blocked; deletes run only when everything else succeeded"
                 result = ModelResult(modelId: item.modelId, planned: item, status: .notRun(why))
+            } else if case .evict = item.action {
+                result = ModelResult(modelId: item.modelId, planned: item, status: evict(item.modelId))
             } else {
-                var status = delete(item.modelId)
-                if status == .pruned, case .evict = item.action { status = .evicted }
-                result = ModelResult(modelId: item.modelId, planned: item, status: status)
+                result = ModelResult(modelId: item.modelId, planned: item, status: delete(item.modelId))
             }
             emit(.modelFinished(result))
             return result
         }
+    }
+
+    /// Evicts `<id>.bin` under the exclusive side of its lease: a model a process took a lease
+    /// on since the plan was made stays (the store is over budget until the next run).
+    private func evict(_ id: String) -> ModelResult.Status {
+        guard let exclusive = EvictionGuard.take(id, layout) else {
+            return .notRun("not evicted: in use (a process took a lease on it since the plan was made); the next run evicts it if it must")
+        }
+        defer { exclusive.release() }
+        let status = delete(id)
+        return status == .pruned ? .evicted : status
     }
 
     /// Deletes `<id>.bin` if it is a regular file with a valid id; nothing else is ever touched.

@@ -18,6 +18,10 @@ struct Observation: Sendable {
     var invalidEntries: [String: String]
     /// The sources, with their indexes read.
     var fetcher: ArtifactFetcher
+    /// When each model was last used (`StoreUsage`), read when the manifest has a budget.
+    var lastUse: [String: Date] = [:]
+    /// Models some process holds a lease on (`ModelLease`), read when the manifest has a budget.
+    var inUse: Set<String> = []
 }
 
 extension SyncRun {
@@ -71,8 +75,19 @@ extension SyncRun {
             if let s = initial.models[id] { sizes[id, default: []].insert(s.size) }
         }
         let snapshot = await StoreScanner.snapshot(layout, state: initial, identities: identities, candidateSizes: sizes)
-        return .observed(Observation(cleaned: cleaned, warnings: warnings, initial: initial, snapshot: snapshot, catalog: catalog,
-                                     invalidEntries: invalidEntries, fetcher: fetcher))
+        var observation = Observation(cleaned: cleaned, warnings: warnings, initial: initial, snapshot: snapshot, catalog: catalog,
+                                      invalidEntries: invalidEntries, fetcher: fetcher)
+        observeUsage(&observation)
+        return .observed(observation)
+    }
+
+    /// Last uses and leases: what a budget's evictions need (nothing is read without a budget).
+    func observeUsage(_ observation: inout Observation) {
+        guard manifest.store.budget != nil else { return }
+        let (usage, warning) = StoreUsage.read(layout)
+        observation.lastUse = usage.lastUse
+        if let warning { observation.warnings.append(warning) }
+        observation.inUse = ModelLease.held(layout)
     }
 
     /// The run's sources: `--from` first, then the manifest's, bundle paths resolved.

@@ -11,6 +11,12 @@ extension SyncRun {
         var input = PlanInput(manifest: catalog.manifest, device: options.device ?? manifest.device ?? .current, snapshot: observed.snapshot,
                               catalog: catalog.entries, invalidCatalogEntries: observed.invalidEntries, freeBytes: options.freeSpace(layout.directory),
                               forcePrune: options.forcePrune, owner: owner)
+        input.lastUse = observed.lastUse
+        input.inUse = observed.inUse
+        if let ensuring = options.ensuring {
+            input.demanded = Set(ensuring)
+            input.onlyDemanded = true
+        }
         for kept in StorageDirectory.keptPartials(in: layout) where !kept.inUse {
             guard let sha256 = kept.sha256, let size = kept.size else { continue }
             input.partials[kept.modelId, default: []].append(PartialDownload(sha256: sha256, size: size, bytes: kept.bytes))

@@ -99,6 +99,22 @@ extension SyncRun {
         return []
     }
 
+    /// An `ensure` run records a use of each model it was asked for that is installed now.
+    func recordEnsuredUse(_ results: [ModelResult]) -> [String] {
+        guard let ensuring = options.ensuring else { return [] }
+        let installed = Set(results.filter { r in
+            switch r.status {
+            case .unchanged, .installed, .replaced, .verified: return true
+            default: return false
+            }
+        }.map(\.modelId))
+        let used = ensuring.filter(installed.contains)
+        do { try StoreUsage.recordUse(of: used, in: layout) } catch {
+            return ["the use of \(used.joined(separator: ", ")) could not be recorded (\(SyncFailure(error).message)); evictions may take it earlier than they should"]
+        }
+        return []
+    }
+
     /// The outcome of applied `results`.
     func outcome(_ results: [ModelResult]) -> SyncOutcome {
         if Task.isCancelled { return .cancelled }

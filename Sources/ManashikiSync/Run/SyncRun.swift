@@ -91,6 +91,7 @@ final class SyncRun: Sendable {
         var results = await apply(plan, observed)
         results += prune(plan, after: results)
         run.warnings += finishState(observed)
+        run.warnings += recordEnsuredUse(results)
         return report(outcome(results), run, results)
     }
 

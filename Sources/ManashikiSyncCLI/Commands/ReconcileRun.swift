@@ -15,6 +15,8 @@ struct ReconcileRun: Sendable {
     let dryRun: Bool
     /// Whether the JSON `summary` line is written (false when the caller writes its own).
     var jsonSummary = true
+    /// `ensure`'s model ids (`Reconciler.Options.ensuring`); nil for plan, sync and verify.
+    var ensuring: [String]?
 
     /// Runs and returns the exit code and the report (nil when the reconciler could not be built).
     func perform() async -> (ExitCode, SyncReport?) {
@@ -46,6 +48,7 @@ struct ReconcileRun: Sendable {
         options.environment = SyncEnvironment(variables: context.console.environment)
         let cwd = context.console.currentDirectory
         options.offline = context.global.offline
+        options.ensuring = ensuring
         for text in context.global.from {
             do { options.extraSources.append(try ArtifactSource(commandLine: text, relativeTo: cwd)) } catch {
                 context.console.error("--from \(error)")

@@ -107,6 +107,15 @@ struct BudgetCase: Sendable, CustomTestStringConvertible {
                   w.demanded = ["asked"]
               } },
               actions: ["r": "keep", "o": "evict", "asked": "download", "idle": "skip"], plannedBytes: 200, evictedBytes: 100),
+        .init(testDescription: "an ensure run installs what was asked for, evicts for its room, and leaves every other download, update and prune",
+              world: { world(StoreBudget(maxBytes: 300)) { w in
+                  w.models = [ModelSpec(id: "r"), ModelSpec(id: "newreq"), ModelSpec(id: "o", modelClass: .optional), ModelSpec(id: "asked", modelClass: .onDemand)]
+                  w.install("r", "1.0.0"); w.install("o", "1.0.0"); w.install("gone", "1.0.0")
+                  w.publish("r", "2.0.0"); w.publish("newreq", "1.0.0"); w.publish("o", "1.0.0"); w.publish("asked", "1.0.0")
+                  w.demanded = ["asked"]
+                  w.onlyDemanded = true
+              } },
+              actions: ["r": "keep", "newreq": "skip", "o": "evict", "asked": "download", "gone": "missing"], plannedBytes: 300, evictedBytes: 100),
         .init(testDescription: "a store within its budget evicts nothing and installs nothing extra",
               world: { world(StoreBudget(maxBytes: 1000)) { w in
                   w.models = [ModelSpec(id: "r"), ModelSpec(id: "o", modelClass: .optional), ModelSpec(id: "d", modelClass: .onDemand)]
@@ -131,7 +140,7 @@ struct PlannerBudgetTests {
     func budget(_ c: BudgetCase) throws {
         let plan = c.world().plan
         for (id, name) in c.actions {
-            #expect(plan[id]?.action.name == name, "\(id): \(plan[id]?.description ?? "missing")")
+            #expect((plan[id]?.action.name ?? "missing") == name, "\(id): \(plan[id]?.description ?? "missing")")
         }
         let budget = try #require(plan.budget)
         if let cause = c.refused {

@@ -23,6 +23,7 @@ struct PlanWorld {
     var lastUse: [String: Date] = [:]
     var inUse: Set<String> = []
     var demanded: Set<String> = []
+    var onlyDemanded = false
 
     static func sha(_ s: String) -> String { SHA256Hasher.hash(Data(s.utf8)).hex }
 
@@ -64,7 +65,7 @@ struct PlanWorld {
         return PlanInput(manifest: manifest, device: device, snapshot: StoreSnapshot(state: state, files: files),
                          catalog: catalog.values.map(\.entry).sorted { $0.modelId < $1.modelId },
                          invalidCatalogEntries: invalidCatalogEntries, records: records, recordFailures: recordFailures, sessions: sessions, freeBytes: freeBytes, forcePrune: forcePrune)
-            .withUsage(lastUse: lastUse, inUse: inUse, demanded: demanded)
+            .withUsage(lastUse: lastUse, inUse: inUse, demanded: demanded, onlyDemanded: onlyDemanded)
     }
 
     var plan: Plan { Planner.plan(input) }
@@ -428,8 +429,9 @@ struct PlannerTests {
 }
 
 extension PlanInput {
-    func withUsage(lastUse: [String: Date], inUse: Set<String>, demanded: Set<String>) -> PlanInput {
+    func withUsage(lastUse: [String: Date], inUse: Set<String>, demanded: Set<String>, onlyDemanded: Bool) -> PlanInput {
         var copy = self
+        copy.onlyDemanded = onlyDemanded
         copy.lastUse = lastUse
         copy.inUse = inUse
         copy.demanded = demanded
