@@ -49,7 +49,10 @@ let package = Package(
         .executableTarget(name: "manashiki-registry", dependencies: ["ManashikiRegistry"]),
         .target(name: "ManashikiSync", dependencies: ["Manashiki", "ManashikiCore", "ManashikiProcess"],
                 resources: [.copy("PrivacyInfo.xcprivacy")]),
-        .target(name: "ManashikiSyncCLI", dependencies: ["ManashikiSync", "Manashiki", "ManashikiCore"]),
+        // The commit `manashiki-sync --version` names: empty (a weak symbol) unless
+        // scripts/build-release links the object that defines it (docs/packaging.md).
+        .target(name: "CManashikiBuildInfo"),
+        .target(name: "ManashikiSyncCLI", dependencies: ["ManashikiSync", "Manashiki", "ManashikiCore", "CManashikiBuildInfo"]),
         .executableTarget(name: "manashiki-sync", dependencies: ["ManashikiSyncCLI"]),
         // Doc tests (docs/development.md, "Doc tests"): the plugin turns every Swift block of
         // README.md and docs/*.md into sources of `manashiki-doc-snippets`, so a snippet that
