@@ -71,6 +71,9 @@ let package = Package(
         .testTarget(name: "ManashikiSyncCLITests", dependencies: ["ManashikiSyncCLI", "ManashikiSync", "ManashikiCore", "ManashikiRegistry", "ManashikiTestSupport", "ManashikiProcess", "manashiki-sync"]),
         .testTarget(name: "ManashikiDocTests", dependencies: ["manashiki-doc-snippets", "Manashiki", "ManashikiSync", "ManashikiRegistry",
                                                              "ManashikiTestSupport", "ManashikiProcess", "manashiki-sync", "manashiki-registry"]),
+        // The release binary, the Debian package and the Homebrew formula (docs/packaging.md): dist/
+        // from scripts/build-release (CI builds it first), installed with dpkg on the machine.
+        .testTarget(name: "PackagingTests", dependencies: ["Manashiki", "ManashikiRegistry", "ManashikiTestSupport", "ManashikiProcess", "manashiki-sync"]),
         // Failure injection, crashes, file-system hazards and secrets (docs/reliability.md).
         .testTarget(
             name: "ManashikiReliabilityTests",
