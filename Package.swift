@@ -49,7 +49,10 @@ let package = Package(
         .executableTarget(name: "manashiki-registry", dependencies: ["ManashikiRegistry"]),
         .target(name: "ManashikiSync", dependencies: ["Manashiki", "ManashikiCore", "ManashikiProcess"],
                 resources: [.copy("PrivacyInfo.xcprivacy")]),
-        .target(name: "ManashikiSyncCLI", dependencies: ["ManashikiSync", "Manashiki", "ManashikiCore"]),
+        // The commit `manashiki-sync --version` names: empty (a weak symbol) unless
+        // scripts/build-release links the object that defines it (docs/packaging.md).
+        .target(name: "CManashikiBuildInfo"),
+        .target(name: "ManashikiSyncCLI", dependencies: ["ManashikiSync", "Manashiki", "ManashikiCore", "CManashikiBuildInfo"]),
         .executableTarget(name: "manashiki-sync", dependencies: ["ManashikiSyncCLI"]),
         // Doc tests (docs/development.md, "Doc tests"): the plugin turns every Swift block of
         // README.md and docs/*.md into sources of `manashiki-doc-snippets`, so a snippet that
@@ -68,6 +71,9 @@ let package = Package(
         .testTarget(name: "ManashikiSyncCLITests", dependencies: ["ManashikiSyncCLI", "ManashikiSync", "ManashikiCore", "ManashikiRegistry", "ManashikiTestSupport", "ManashikiProcess", "manashiki-sync"]),
         .testTarget(name: "ManashikiDocTests", dependencies: ["manashiki-doc-snippets", "Manashiki", "ManashikiSync", "ManashikiRegistry",
                                                              "ManashikiTestSupport", "ManashikiProcess", "manashiki-sync", "manashiki-registry"]),
+        // The release binary, the Debian package and the Homebrew formula (docs/packaging.md): dist/
+        // from scripts/build-release (CI builds it first), installed with dpkg on the machine.
+        .testTarget(name: "PackagingTests", dependencies: ["Manashiki", "ManashikiRegistry", "ManashikiTestSupport", "ManashikiProcess", "manashiki-sync"]),
         // Failure injection, crashes, file-system hazards and secrets (docs/reliability.md).
         .testTarget(
             name: "ManashikiReliabilityTests",

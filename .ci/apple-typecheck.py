@@ -121,10 +121,29 @@ def build_stand_ins(work):
     return common
 
 
+def c_module_dirs(root, work):
+    """Module maps for the package's C targets that have an include/ folder (what SwiftPM writes
+    for them: an umbrella directory), so a Swift target importing one on Apple platforms
+    (CManashikiBuildInfo) type-checks. Their headers are read with this machine's C headers."""
+    dirs = []
+    sources = os.path.join(root, "Sources")
+    for name in sorted(os.listdir(sources)):
+        include = os.path.join(sources, name, "include")
+        if not os.path.isdir(include) or os.path.exists(os.path.join(sources, name, "module.modulemap")):
+            continue
+        d = os.path.join(work, "cmodules", name)
+        os.makedirs(d, exist_ok=True)
+        with open(os.path.join(d, "module.modulemap"), "w", encoding="utf-8") as f:
+            f.write('module %s {\n    umbrella "%s"\n    export *\n}\n' % (name, include))
+        dirs += ["-I", d]
+    return dirs
+
+
 def check(root, platforms, work):
     """Returns the error lines, each prefixed with its platform."""
     local = P.local_module_names(root)
     common = build_stand_ins(work)
+    c_modules = c_module_dirs(root, work)
     order = library_targets(root)
     problems, checked = [], {}
     for platform in platforms:
@@ -147,7 +166,7 @@ def check(root, platforms, work):
                 continue
             code, out = swiftc(["-emit-module", "-module-name", target, "-package-name", "manashiki"]
                                + sorted(os.path.join(src, n) for n in files)
-                               + ["-I", common, "-I", out_dir, "-I", os.path.join(SDK, "DarwinOnly"),
+                               + ["-I", common, "-I", out_dir, "-I", os.path.join(SDK, "DarwinOnly")] + c_modules + [
                                   "-emit-module-path", module], work)
             rel = os.path.relpath(src, work) + os.sep
             problems.extend("[%s] %s" % (platform, l.replace(os.path.join(work, ""), "").replace(rel, "Sources/%s/(%s view) " % (target, platform)))

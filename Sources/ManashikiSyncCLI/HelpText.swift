@@ -8,8 +8,8 @@ package enum HelpText {
         CommandLineParser.options.help(names, labelWidth: labelWidth, shortColumn: shortColumn)
     }
 
-    /// The program's version (the SDK's).
-    package static var version: String { "manashiki-sync \(ManashikiSDK.version)" }
+    /// The program's version and the commit it was built from (`BuildInfo`).
+    package static var version: String { BuildInfo.versionLine }
 
     /// The help for `topic`, or the overview.
     package static func text(for topic: Command.CommandName?) -> String {
