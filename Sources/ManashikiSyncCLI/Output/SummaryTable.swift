@@ -77,7 +77,7 @@ package enum SummaryTable {
             text += " — \(c["installed"]!) installed, \(c["replaced"]!) replaced, \(c["verified"]!) re-recorded, \(c["pruned"]!) pruned, \(c["unchanged"]!) unchanged, \(c["skipped"]!) skipped, \(c["failed"]!) failed, \(c["blocked"]!) blocked"
             text += "; \(ByteFormat.bytes(summary.report.bytesDownloaded)) downloaded"
             if summary.report.bytesReused > 0 { text += ", \(ByteFormat.bytes(summary.report.bytesReused)) reused from interrupted downloads" }
-            text += " in \(ByteFormat.duration(summary.durationSeconds))"
+            text += " in \(DurationText.approximate(summary.durationSeconds))"
             let bySource = summary.report.bytesBySource
             if bySource.keys.contains(where: { $0 != "registry" }) {
                 text += " (" + bySource.sorted { $0.key < $1.key }.map { "\(ByteFormat.bytes($0.value)) from \($0.key)" }.joined(separator: ", ") + ")"
