@@ -27,7 +27,7 @@ struct BenchOptions: Sendable, Equatable {
         Option(["--rounds"], "N", help: "runs of every tool; medians of these, with min and max (default 5)") { o, v in
             o.rounds = try positiveInteger("--rounds", v)
         },
-        Option(["--size-mib"], "N", help: "size of the single download (default 1024)") { o, v in
+        Option(["--size-mib"], "N", help: "size of the `download` suite's artifact (default 1024; `network` uses 256)") { o, v in
             o.sizeMiB = try positiveInteger("--size-mib", v)
         },
         Option(["--workdir"], "DIR", help: """
@@ -88,8 +88,10 @@ struct BenchOptions: Sendable, Equatable {
         come from wait4, peak RSS from GNU time's %M (/usr/bin/time; wait4's figure without it). Tools alternate run by run, each after its output is removed
         and the page cache flushed (sync + drop_caches when permitted, else sync).
         Needs curl, python3, openssl, sha256sum, nginx (apt-get install -y nginx-light) and
-        rclone (apt-get install -y rclone; its figures are skipped without it). About 20 GB of
-        disk under --workdir and 4 GB of RAM for the tmpfs.
+        rclone (apt-get install -y rclone; its figures are skipped without it); `network` also
+        aria2 and iproute2 (apt-get install -y aria2 iproute2), hf_transfer (pip install
+        hf-transfer) and root for its capped link (a network namespace with tc tbf; skipped,
+        saying so, otherwise). About 20 GB of disk under --workdir and 4 GB of RAM for the tmpfs.
 
         Run it in release mode: swift run -c release manashiki-bench
         Progress goes to stderr; the report (Markdown tables) to stdout.

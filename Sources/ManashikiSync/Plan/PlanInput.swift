@@ -43,6 +43,14 @@ package struct PlanInput: Sendable, Hashable {
     /// Who this run claims models for in a shared store (`Reconciler.Options.owner`): a model
     /// another owner still claims is never pruned.
     package var owner: String
+    /// When each model was last used (`StoreUsage`), by model id: evictions take the least
+    /// recently used first. A model with no recorded use counts as used when its file was written.
+    package var lastUse: [String: Date] = [:]
+    /// Models in use (a live process holds a `ModelLease`): never evicted.
+    package var inUse: Set<String> = []
+    /// Models asked for this run (`Reconciler.ensure(_:)`): installed whatever their class, and
+    /// never evicted.
+    package var demanded: Set<String> = []
 
     /// Creates an input.
     package init(manifest: Manifest, device: DeviceProfile, snapshot: StoreSnapshot, catalog: [ModelEntry],

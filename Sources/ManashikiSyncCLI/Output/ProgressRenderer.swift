@@ -77,7 +77,10 @@ private struct ProgressDisplay {
         case .planReady(let plan):
             totalBytes = plan.bytesToFetch
             totalModels = plan.items.filter { $0.action.target != nil }.count
-            if !dryRun { pending.append(paint(SummaryTable.planLine(plan), "1")) }
+            if !dryRun {
+                pending.append(paint(SummaryTable.planLine(plan), "1"))
+                if let budget = SummaryTable.budgetLine(plan) { pending.append(budget) }
+            }
             force = true
         case .modelStarted(let id, let action):
             let now = console.now()
@@ -118,7 +121,7 @@ private struct ProgressDisplay {
     private func finishedLine(_ r: ModelResult) -> String? {
         let text = TextSanitizer.oneLine(PlainRenderer.resultLine(r, seconds: nil))
         switch r.status {
-        case .installed, .replaced, .verified, .pruned: return paint("✓ ", "32") + text
+        case .installed, .replaced, .verified, .pruned, .evicted: return paint("✓ ", "32") + text
         case .failed, .blocked: return paint("✗ ", "31") + text
         case .notRun: return paint("- ", "33") + text
         case .unchanged, .skipped: return verbosity == .verbose ? "  " + text : nil
@@ -208,6 +211,7 @@ private struct ProgressDisplay {
         if summary.dryRun, let plan = summary.report.plan {
             lines += SummaryTable.plan(plan, width: console.width)
             lines.append(paint(SummaryTable.planLine(plan), "1"))
+            if let budget = SummaryTable.budgetLine(plan) { lines.append(budget) }
         } else if !summary.report.results.isEmpty {
             lines.append("")
             lines += SummaryTable.results(summary.report, width: console.width)
