@@ -30,9 +30,6 @@ extension StorageDirectory {
         package var inUse: Bool
     }
 
-    /// How long an unused partial is kept by default: 7 days.
-    package static let defaultPartialRetention: TimeInterval = 7 * 86_400
-
     /// The usable sidecar of partial `name`, or nil.
     func sidecar(of name: String) -> PartialSidecar? { Self.sidecar(of: name, in: partialFD) }
 

@@ -144,45 +144,8 @@ enum CatalogFileParser {
             }
             model.visibility = s
         }
-        if let c = o["compatibility"], !(c is NSNull) {
-            guard let compat = c as? [String: Any] else { throw fail(path + ".compatibility", "must be an object", #"write {"platforms": ["ios"]}"#) }
-            if let p = compat["platforms"], !(p is NSNull) {
-                guard let platforms = p as? [String] else {
-                    throw fail(path + ".compatibility.platforms", "must be an array of strings", #"write e.g. ["ios", "macos"]"#)
-                }
-                for (j, name) in platforms.enumerated() where !RegistryModel.knownPlatforms.contains(name) {
-                    throw fail("\(path).compatibility.platforms[\(j)]", "unknown platform \"\(name)\"",
-                               "use one of: " + RegistryModel.knownPlatforms.sorted().joined(separator: ", "))
-                }
-                model.platforms = platforms
-            }
-            if let m = compat["min_os"], !(m is NSNull) {
-                guard let s = m as? String, !s.isEmpty, s.split(separator: ".", omittingEmptySubsequences: false).allSatisfy({ Int($0) != nil }) else {
-                    throw fail(path + ".compatibility.min_os", "min_os must be a dotted version string", #"write e.g. "min_os": "17.0""#)
-                }
-                model.minOS = s
-            }
-            for (key, assign) in [("min_ram_mb", { (m: inout RegistryModel, n: Int) in m.minRAMMB = n }),
-                                  ("min_disk_mb", { (m: inout RegistryModel, n: Int) in m.minDiskMB = n })] {
-                if let raw = compat[key], !(raw is NSNull) {
-                    guard let n = JSONBody.int(raw), n >= 0 else { throw fail("\(path).compatibility.\(key)", "\(key) must be a non-negative integer", "write megabytes, e.g. 4096") }
-                    assign(&model, n)
-                }
-            }
-        }
-        if let l = o["lifecycle"], !(l is NSNull) {
-            guard let lifecycle = l as? [String: Any] else { throw fail(path + ".lifecycle", "must be an object", #"write {"status": "production", "sunsetAt": null}"#) }
-            if let s = lifecycle["status"], !(s is NSNull) {
-                guard let status = s as? String, !status.isEmpty else { throw fail(path + ".lifecycle.status", "status must be a string", #"write e.g. "status": "production""#) }
-                model.status = status
-            }
-            if let s = lifecycle["sunsetAt"], !(s is NSNull) {
-                guard let sunset = s as? String, HTTPDate.parseISO8601(sunset) != nil else {
-                    throw fail(path + ".lifecycle.sunsetAt", "sunsetAt must be an ISO 8601 date-time or null", #"write e.g. "sunsetAt": "2026-12-31T00:00:00Z""#)
-                }
-                model.sunsetAt = sunset
-            }
-        }
+        try parseCompatibility(o["compatibility"], path: path, into: &model, fail: fail)
+        try parseLifecycle(o["lifecycle"], path: path, into: &model, fail: fail)
         model.card = try json(o["card"], path + ".card", fail)
         model.lineage = try json(o["lineage"], path + ".lineage", fail)
         model.format = try json(o["format"], path + ".format", fail)
@@ -195,6 +158,53 @@ enum CatalogFileParser {
             model.extraFields = fields
         }
         return model
+    }
+
+    /// `compatibility`: platforms, min_os, min_ram_mb, min_disk_mb.
+    private static func parseCompatibility(_ c: Any?, path: String, into model: inout RegistryModel,
+                                           fail: (String, String, String) -> CatalogFileError) throws(CatalogFileError) {
+        guard let c, !(c is NSNull) else { return }
+        guard let compat = c as? [String: Any] else { throw fail(path + ".compatibility", "must be an object", #"write {"platforms": ["ios"]}"#) }
+        if let p = compat["platforms"], !(p is NSNull) {
+            guard let platforms = p as? [String] else {
+                throw fail(path + ".compatibility.platforms", "must be an array of strings", #"write e.g. ["ios", "macos"]"#)
+            }
+            for (j, name) in platforms.enumerated() where !RegistryModel.knownPlatforms.contains(name) {
+                throw fail("\(path).compatibility.platforms[\(j)]", "unknown platform \"\(name)\"",
+                           "use one of: " + RegistryModel.knownPlatforms.sorted().joined(separator: ", "))
+            }
+            model.platforms = platforms
+        }
+        if let m = compat["min_os"], !(m is NSNull) {
+            guard let s = m as? String, !s.isEmpty, s.split(separator: ".", omittingEmptySubsequences: false).allSatisfy({ Int($0) != nil }) else {
+                throw fail(path + ".compatibility.min_os", "min_os must be a dotted version string", #"write e.g. "min_os": "17.0""#)
+            }
+            model.minOS = s
+        }
+        for (key, assign) in [("min_ram_mb", { (m: inout RegistryModel, n: Int) in m.minRAMMB = n }),
+                              ("min_disk_mb", { (m: inout RegistryModel, n: Int) in m.minDiskMB = n })] {
+            if let raw = compat[key], !(raw is NSNull) {
+                guard let n = JSONBody.int(raw), n >= 0 else { throw fail("\(path).compatibility.\(key)", "\(key) must be a non-negative integer", "write megabytes, e.g. 4096") }
+                assign(&model, n)
+            }
+        }
+    }
+
+    /// `lifecycle`: status and sunsetAt.
+    private static func parseLifecycle(_ l: Any?, path: String, into model: inout RegistryModel,
+                                       fail: (String, String, String) -> CatalogFileError) throws(CatalogFileError) {
+        guard let l, !(l is NSNull) else { return }
+        guard let lifecycle = l as? [String: Any] else { throw fail(path + ".lifecycle", "must be an object", #"write {"status": "production", "sunsetAt": null}"#) }
+        if let s = lifecycle["status"], !(s is NSNull) {
+            guard let status = s as? String, !status.isEmpty else { throw fail(path + ".lifecycle.status", "status must be a string", #"write e.g. "status": "production""#) }
+            model.status = status
+        }
+        if let s = lifecycle["sunsetAt"], !(s is NSNull) {
+            guard let sunset = s as? String, HTTPDate.parseISO8601(sunset) != nil else {
+                throw fail(path + ".lifecycle.sunsetAt", "sunsetAt must be an ISO 8601 date-time or null", #"write e.g. "sunsetAt": "2026-12-31T00:00:00Z""#)
+            }
+            model.sunsetAt = sunset
+        }
     }
 
     private static func json(_ value: Any?, _ path: String, _ fail: (String, String, String) -> CatalogFileError) throws(CatalogFileError) -> JSONValue? {

@@ -56,22 +56,62 @@ enum FaultJSON {
             throw FaultJSONError(path: path + ".type", problem: "missing or unknown fault type \(describe(o["type"]))",
                                  fix: "use one of: " + types.joined(separator: ", "))
         }
+        let f = Fields(o: o, path: path)
+        switch type {
+        case "rate_limited": return .rateLimited(retryAfter: try f.retryAfter())
+        case "status": return .status(try f.status(default: nil))
+        case "error":
+            return .error(status: try f.status(default: nil), code: (o["code"] as? String) ?? "injected_fault",
+                          message: (o["message"] as? String) ?? "injected fault")
+        case "truncated_body":
+            return .truncatedBody(keepBytes: try f.int("keepBytes", default: nil), declareLength: try f.bool("contentLength", default: true))
+        case "corrupt_byte": return .corruptByte(offset: try f.int("offset", default: nil))
+        case "extra_bytes":
+            return .extraBytes(count: try f.int("bytes", default: nil), declareLength: try f.bool("contentLength", default: false))
+        case "no_content_length": return .noContentLength(chunked: try f.bool("chunked", default: true))
+        case "slow_drip":
+            return .slowDrip(chunkBytes: try f.int("chunkBytes", default: 1024) ?? 1024,
+                             intervalMilliseconds: try f.int("intervalMs", default: 50) ?? 50)
+        case "stall": return .stall(afterBytes: try f.int("afterBytes", default: 0) ?? 0)
+        case "ignore_range": return .ignoreRange
+        case "expired_url":
+            let s = try f.status(default: 403)
+            guard s == 403 || s == 410 else {
+                throw FaultJSONError(path: path + ".status", problem: "expired_url answers 403 or 410, not \(s)", fix: "write 403 or 410")
+            }
+            return .expiredURL(status: s)
+        case "wrong_digest": return .wrongDigest
+        case "missing_digest": return .missingDigest(asNull: try f.bool("null", default: false))
+        case "redirect": return .redirect(target: try f.target(), status: try f.status(default: 302))
+        case "download_url": return .downloadURL(target: try f.target())
+        default: return .connectionReset(afterBytes: try f.int("afterBytes", default: nil))
+        }
+    }
+
+
+    /// The typed fields of one fault object at `path`, each refused with its path and fix.
+    private struct Fields {
+        let o: [String: Any]
+        let path: String
+
         func int(_ key: String, default value: Int?) throws(FaultJSONError) -> Int? {
             guard let raw = o[key], !(raw is NSNull) else { return value }
             guard let n = JSONBody.int(raw), n >= 0 else {
-                throw FaultJSONError(path: "\(path).\(key)", problem: "\(key) must be a non-negative integer, not \(describe(raw))",
+                throw FaultJSONError(path: "\(path).\(key)", problem: "\(key) must be a non-negative integer, not \(FaultJSON.describe(raw))",
                                      fix: "write a whole number, or omit \(key)")
             }
             return n
         }
+
         func bool(_ key: String, default value: Bool) throws(FaultJSONError) -> Bool {
             guard let raw = o[key], !(raw is NSNull) else { return value }
             guard let n = raw as? NSNumber, JSONBody.isBoolean(n) else {
-                throw FaultJSONError(path: "\(path).\(key)", problem: "\(key) must be true or false, not \(describe(raw))",
+                throw FaultJSONError(path: "\(path).\(key)", problem: "\(key) must be true or false, not \(FaultJSON.describe(raw))",
                                      fix: "write true or false, or omit \(key)")
             }
             return n.boolValue
         }
+
         func status(default value: Int?) throws(FaultJSONError) -> Int {
             guard let n = try int("status", default: value), (100...599).contains(n) else {
                 throw FaultJSONError(path: path + ".status", problem: "a status code between 100 and 599 is required",
@@ -79,6 +119,7 @@ enum FaultJSON {
             }
             return n
         }
+
         func target() throws(FaultJSONError) -> RegistryFault.RedirectTarget {
             switch o["target"] as? String {
             case "other_origin": return .otherOrigin
@@ -86,52 +127,25 @@ enum FaultJSON {
             case "file": return .file
             case let s? where URL(string: s)?.scheme != nil: return .url(s)
             default:
-                throw FaultJSONError(path: path + ".target", problem: "missing or invalid target \(describe(o["target"]))",
+                throw FaultJSONError(path: path + ".target", problem: "missing or invalid target \(FaultJSON.describe(o["target"]))",
                                      fix: "use \"other_origin\", \"remote_http\", \"file\" or an absolute URL")
             }
         }
-        switch type {
-        case "rate_limited":
-            if o.keys.contains("retryAfter") {
-                switch o["retryAfter"] {
-                case is NSNull: return .rateLimited(retryAfter: nil)
-                case let s as String:
-                    guard let date = HTTPDate.parse(s) else {
-                        throw FaultJSONError(path: path + ".retryAfter", problem: "\"\(s)\" is not an HTTP-date",
-                                             fix: "write seconds (e.g. 2) or an IMF-fixdate like \"Sun, 06 Nov 1994 08:49:37 GMT\"")
-                    }
-                    return .rateLimited(retryAfter: .date(date))
-                default:
-                    return .rateLimited(retryAfter: .seconds(try int("retryAfter", default: 1) ?? 1))
+
+        /// `retryAfter`: seconds, an HTTP-date, or null (none); 1 second when absent.
+        func retryAfter() throws(FaultJSONError) -> RegistryFault.RetryAfter? {
+            guard o.keys.contains("retryAfter") else { return .seconds(1) }
+            switch o["retryAfter"] {
+            case is NSNull: return nil
+            case let s as String:
+                guard let date = HTTPDate.parse(s) else {
+                    throw FaultJSONError(path: path + ".retryAfter", problem: "\"\(s)\" is not an HTTP-date",
+                                         fix: "write seconds (e.g. 2) or an IMF-fixdate like \"Sun, 06 Nov 1994 08:49:37 GMT\"")
                 }
+                return .date(date)
+            default:
+                return .seconds(try int("retryAfter", default: 1) ?? 1)
             }
-            return .rateLimited(retryAfter: .seconds(1))
-        case "status": return .status(try status(default: nil))
-        case "error":
-            return .error(status: try status(default: nil), code: (o["code"] as? String) ?? "injected_fault",
-                          message: (o["message"] as? String) ?? "injected fault")
-        case "truncated_body":
-            return .truncatedBody(keepBytes: try int("keepBytes", default: nil), declareLength: try bool("contentLength", default: true))
-        case "corrupt_byte": return .corruptByte(offset: try int("offset", default: nil))
-        case "extra_bytes":
-            return .extraBytes(count: try int("bytes", default: nil), declareLength: try bool("contentLength", default: false))
-        case "no_content_length": return .noContentLength(chunked: try bool("chunked", default: true))
-        case "slow_drip":
-            return .slowDrip(chunkBytes: try int("chunkBytes", default: 1024) ?? 1024,
-                             intervalMilliseconds: try int("intervalMs", default: 50) ?? 50)
-        case "stall": return .stall(afterBytes: try int("afterBytes", default: 0) ?? 0)
-        case "ignore_range": return .ignoreRange
-        case "expired_url":
-            let s = try status(default: 403)
-            guard s == 403 || s == 410 else {
-                throw FaultJSONError(path: path + ".status", problem: "expired_url answers 403 or 410, not \(s)", fix: "write 403 or 410")
-            }
-            return .expiredURL(status: s)
-        case "wrong_digest": return .wrongDigest
-        case "missing_digest": return .missingDigest(asNull: try bool("null", default: false))
-        case "redirect": return .redirect(target: try target(), status: try status(default: 302))
-        case "download_url": return .downloadURL(target: try target())
-        default: return .connectionReset(afterBytes: try int("afterBytes", default: nil))
         }
     }
 

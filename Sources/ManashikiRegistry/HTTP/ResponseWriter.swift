@@ -24,25 +24,7 @@ enum ResponseWriter {
     private static func sendThrowing(_ response: ServerResponse, on c: HTTPConnection, headOnly: Bool,
                                      keepAlive: Bool, fault: BodyFault?) throws -> Bool {
         let body = response.body
-        let length = body.length
-        var keep = keepAlive && !response.closeConnection
-        var declared: Int64? = length
-        var chunked = false
-        switch fault {
-        case .none, .corrupt, .slowDrip: break
-        case .truncate(_, let declare):
-            if !declare { declared = nil }
-            keep = false
-        case .extra(let count, let declare):
-            declared = declare ? count.map { length + $0 } : nil
-            keep = false
-        case .noContentLength(let isChunked):
-            declared = nil
-            chunked = isChunked
-            if !isChunked { keep = false }
-        case .stall, .reset:
-            keep = false
-        }
+        let framing = Framing(fault, length: body.length, keepAlive: keepAlive && !response.closeConnection)
         if case .reset(_, let beforeHead) = fault, beforeHead {
             POSIXSocket.reset(c.fd)
             return false
@@ -51,12 +33,46 @@ enum ResponseWriter {
         var head = "HTTP/1.1 \(response.status) \(ServerResponse.reason(response.status))\r\n"
         head += "Date: \(HTTPDate.now())\r\nServer: manashiki-registry\r\n"
         for field in response.headers { head += "\(field.name): \(field.value)\r\n" }
-        if let declared { head += "Content-Length: \(declared)\r\n" }
-        if chunked { head += "Transfer-Encoding: chunked\r\n" }
-        head += keep ? "Connection: keep-alive\r\n\r\n" : "Connection: close\r\n\r\n"
+        if let declared = framing.declared { head += "Content-Length: \(declared)\r\n" }
+        if framing.chunked { head += "Transfer-Encoding: chunked\r\n" }
+        head += framing.keep ? "Connection: keep-alive\r\n\r\n" : "Connection: close\r\n\r\n"
         try c.writeHead(head)
-        if headOnly { return keep }
+        if headOnly { return framing.keep }
+        guard try sendBody(body, on: c, fault: fault) else { return false }
+        return framing.keep
+    }
 
+    /// How a (possibly faulted) body is framed: its declared length, chunking, and whether the
+    /// connection stays open after it.
+    private struct Framing {
+        var keep: Bool
+        var declared: Int64?
+        var chunked = false
+
+        init(_ fault: BodyFault?, length: Int64, keepAlive: Bool) {
+            keep = keepAlive
+            declared = length
+            switch fault {
+            case .none, .corrupt, .slowDrip: break
+            case .truncate(_, let declare):
+                if !declare { declared = nil }
+                keep = false
+            case .extra(let count, let declare):
+                declared = declare ? count.map { length + $0 } : nil
+                keep = false
+            case .noContentLength(let isChunked):
+                declared = nil
+                chunked = isChunked
+                if !isChunked { keep = false }
+            case .stall, .reset:
+                keep = false
+            }
+        }
+    }
+
+    /// Sends `body` as `fault` says; false when a stop ended it early.
+    private static func sendBody(_ body: ResponseBody, on c: HTTPConnection, fault: BodyFault?) throws -> Bool {
+        let length = body.length
         switch fault {
         case .none:
             try sendPlain(body, on: c)
@@ -109,7 +125,7 @@ enum ResponseWriter {
             try sendBytes(body, from: 0, count: min(afterBytes, length), on: c)
             POSIXSocket.reset(c.fd)
         }
-        return keep
+        return true
     }
 
     /// The unfaulted path: `sendfile(2)` for files, one write for memory.

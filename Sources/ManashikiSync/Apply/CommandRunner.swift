@@ -5,9 +5,9 @@ import ManashikiProcess
 /// Runs a session `command` source and captures its standard output. Processes can be started
 /// on Linux and macOS only; on iOS, tvOS, watchOS and visionOS a `command` source fails with a
 /// terminal error that says which sources work there.
-public enum CommandRunner {
+@usableFromInline package enum CommandRunner {
     /// How long a session command may run before it is terminated.
-    public static let timeout: TimeInterval = 30
+    package static let timeout: TimeInterval = 30
     /// The most output read from a session command.
     static let maxOutput = 64 << 10
 
@@ -17,7 +17,7 @@ public enum CommandRunner {
     /// `MANASHIKI_API_KEY`.
     /// - Throws: `CommandFailure` (terminal once wrapped in a `SyncFailure`) if it cannot
     ///   start, times out, exits non-zero, or this platform starts no processes.
-    @Sendable public static func run(_ argv: [String]) async throws -> String {
+    @usableFromInline @Sendable package static func run(_ argv: [String]) async throws -> String {
         guard let executable = argv.first else { throw CommandFailure(executable: "", reason: .empty) }
         guard ProcessCapture.isSupported else { throw unsupported() }
         return try await withCheckedThrowingContinuation { (continuation: CheckedContinuation<String, any Error>) in

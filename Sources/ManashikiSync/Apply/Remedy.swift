@@ -39,6 +39,8 @@ public enum Remedy: Sendable, Hashable, CustomStringConvertible {
     case selectLock
     /// Allow this many deletions for one run, beyond `store.prune.maxDeletes`.
     case allowDeletes(Int)
+    /// The same, as an option of the command already being run.
+    case maxDelete(Int)
 
     /// The remedy in the words of `RemedyWording.current`.
     public var description: String { RemedyWording.current.text(self) }
@@ -75,7 +77,7 @@ public struct RemedyWording: Sendable {
         case .offline: return "offline"
         case .includePrivate: return "includePrivate: true"
         case .selectLock: return "`selection: .artifacts`"
-        case .allowDeletes: return "Reconciler.Options.forcePrune"
+        case .allowDeletes, .maxDelete: return "Reconciler.Options.forcePrune"
         }
     }
 }

@@ -6,7 +6,7 @@ import Manashiki
 enum SourcePlanning {
     /// `manifest` with every model pinned to its locked artifact (exact version and digest),
     /// and how the lock differs from the manifest (any difference refuses a locked run).
-    static func locked(_ manifest: Manifest, _ lock: LockFile) -> (Manifest, [PinnedArtifact], [LockDrift.Difference]) {
+    static func pinned(_ manifest: Manifest, to lock: LockFile) -> (Manifest, [PinnedArtifact], [LockDrift.Difference]) {
         let differences = LockDrift.manifestDifferences(lock, manifest)
         var pinned = manifest
         var artifacts: [PinnedArtifact] = []

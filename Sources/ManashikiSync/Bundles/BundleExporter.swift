@@ -118,78 +118,14 @@ public enum BundleExporter {
                               lockTimeout: Duration = .seconds(2)) throws -> Report {
         var report = Report()
         let candidates = try exportable(store: store, selection: selection, includePrivate: includePrivate, failures: &report.failures)
-
-        // An existing index must be readable: never overwrite one of a newer format, or a file
-        // that is not a bundle index at all (the wrong directory). Checked before anything is
-        // created, and again under the lock.
-        _ = try existingIndex(bundle)
-        if let info = POSIX.lstatInfo(bundle.directory.path), ![S_IFDIR, S_IFLNK].contains(info.st_mode & S_IFMT) {
-            throw ArtifactFileError(location: bundle.directory.path, message: "exists and is not a directory",
-                                    hint: "choose a directory for the bundle (a new path is created)")
-        }
-        do {
-            try FileManager.default.createDirectory(at: bundle.blobDirectory, withIntermediateDirectories: true)
-        } catch {
-            throw ArtifactFileError(location: bundle.blobDirectory.path, message: "cannot be created (\(String(cString: strerror(POSIX.errnoCode(of: error)))))",
-                                    hint: "check the path and that this user may write there")
-        }
-        let bundleFD: Int32, blobFD: Int32
-        do { bundleFD = try POSIX.openDirectory(bundle.directory.path) } catch {
-            throw ArtifactFileError(location: bundle.directory.path, message: "cannot be opened (a symbolic link or not a directory)",
-                                    hint: "use a real directory for the bundle")
-        }
-        defer { close(bundleFD) }
-        // Any failure other than "held" is a file system without locks (some network mounts
-        // answer ENOLCK): the export goes ahead unlocked rather than never.
-        if POSIX.lock(bundleFD, waitingUpTo: lockTimeout) == .held { throw BundleBusy(directory: bundle.directory.path) }
-        do { blobFD = try POSIX.openDirectory(bundle.blobDirectory.path) } catch {
-            throw ArtifactFileError(location: bundle.blobDirectory.path, message: "cannot be opened (a symbolic link or not a directory)",
-                                    hint: "use a real directory for the bundle")
-        }
-        defer { close(blobFD) }
+        let (bundleFD, blobFD) = try openLocked(bundle, lockTimeout: lockTimeout)
+        defer { close(blobFD); close(bundleFD) }
         let existing = try existingIndex(bundle)
         report.removedTemporaries = removeTemporaries(bundle, blobFD: blobFD, bundleFD: bundleFD)
 
         var damaged = Set<String>()
         for artifact in candidates {
-            let blobPath = bundle.blob(artifact.sha256).path
-            var repair: Repair?
-            if let info = POSIX.lstatInfo(blobPath) {
-                switch verifyExisting(artifact, path: blobPath, info: info) {
-                case .intact:
-                    report.present.append(artifact)
-                    report.bytesVerified += artifact.size
-                    continue
-                case .damaged(let problem, let bytesRead):
-                    report.bytesVerified += bytesRead
-                    repair = Repair(artifact: artifact, problem: problem, replaced: true)
-                case .unreadable(let why):
-                    report.failures.append(Failure(modelId: artifact.modelId, message: "\(blobPath) cannot be read to verify it (\(why)); left as it is — check the bundle's disk"))
-                    damaged.insert(artifact.sha256)
-                    continue
-                }
-            }
-            do {
-                try copyBlob(artifact, from: store.modelFile(artifact.modelId).path, into: blobFD, bundle: bundle)
-                report.copied.append(artifact)
-                report.bytesCopied += artifact.size
-                if let repair { report.repaired.append(repair) }
-            } catch {
-                let message = (error as? APIError).map { reason($0, artifact) } ?? "\(error)"
-                if var repair {
-                    // The damaged blob is worth nothing (every reader rejects it): it goes, so
-                    // the bundle does not claim to hold the artifact.
-                    repair.replaced = false
-                    let code = unlinkat(blobFD, artifact.sha256, 0) == 0 ? 0 : errno
-                    let removed = code == 0 || code == ENOENT
-                    report.repaired.append(repair)
-                    damaged.insert(artifact.sha256)
-                    let what = removed ? "was removed" : "could not be removed (\(String(cString: strerror(code)))): delete \(blobPath)"
-                    report.failures.append(Failure(modelId: artifact.modelId, message: "the bundle's blob \(repair.problem) and \(what); \(message)"))
-                } else {
-                    report.failures.append(Failure(modelId: artifact.modelId, message: message))
-                }
-            }
+            place(artifact, from: store, into: bundle, blobFD: blobFD, report: &report, damaged: &damaged)
         }
         // Entries of the old index stay when their blob is still there with the recorded size;
         // new facts win.
@@ -208,6 +144,84 @@ public enum BundleExporter {
                                     hint: "check free space and permissions on the bundle's volume")
         }
         return report
+    }
+
+    /// Creates the bundle's directories and opens them, the bundle's locked (the caller closes
+    /// both descriptors). An existing index must be readable: never overwrite one of a newer
+    /// format, or a file that is not a bundle index at all (the wrong directory); checked
+    /// before anything is created (and by the caller again, under the lock).
+    private static func openLocked(_ bundle: BundleLayout, lockTimeout: Duration) throws -> (bundle: Int32, blobs: Int32) {
+        _ = try existingIndex(bundle)
+        if let info = POSIX.lstatInfo(bundle.directory.path), ![S_IFDIR, S_IFLNK].contains(info.st_mode & S_IFMT) {
+            throw ArtifactFileError(location: bundle.directory.path, message: "exists and is not a directory",
+                                    hint: "choose a directory for the bundle (a new path is created)")
+        }
+        do {
+            try FileManager.default.createDirectory(at: bundle.blobDirectory, withIntermediateDirectories: true)
+        } catch {
+            throw ArtifactFileError(location: bundle.blobDirectory.path, message: "cannot be created (\(String(cString: strerror(POSIX.errnoCode(of: error)))))",
+                                    hint: "check the path and that this user may write there")
+        }
+        let bundleFD: Int32
+        do { bundleFD = try POSIX.openDirectory(bundle.directory.path) } catch {
+            throw ArtifactFileError(location: bundle.directory.path, message: "cannot be opened (a symbolic link or not a directory)",
+                                    hint: "use a real directory for the bundle")
+        }
+        // Any failure other than "held" is a file system without locks (some network mounts
+        // answer ENOLCK): the export goes ahead unlocked rather than never.
+        if POSIX.lock(bundleFD, waitingUpTo: lockTimeout) == .held {
+            close(bundleFD)
+            throw BundleBusy(directory: bundle.directory.path)
+        }
+        do { return (bundleFD, try POSIX.openDirectory(bundle.blobDirectory.path)) } catch {
+            close(bundleFD)
+            throw ArtifactFileError(location: bundle.blobDirectory.path, message: "cannot be opened (a symbolic link or not a directory)",
+                                    hint: "use a real directory for the bundle")
+        }
+    }
+
+    /// Puts one artifact's blob in the bundle: an intact one stays, a damaged one is replaced
+    /// (or removed when the store cannot replace it), a missing one is copied.
+    private static func place(_ artifact: PinnedArtifact, from store: StoreLayout, into bundle: BundleLayout, blobFD: Int32,
+                              report: inout Report, damaged: inout Set<String>) {
+        let blobPath = bundle.blob(artifact.sha256).path
+        var repair: Repair?
+        if let info = POSIX.lstatInfo(blobPath) {
+            switch verifyExisting(artifact, path: blobPath, info: info) {
+            case .intact:
+                report.present.append(artifact)
+                report.bytesVerified += artifact.size
+                return
+            case .damaged(let problem, let bytesRead):
+                report.bytesVerified += bytesRead
+                repair = Repair(artifact: artifact, problem: problem, replaced: true)
+            case .unreadable(let why):
+                report.failures.append(Failure(modelId: artifact.modelId, message: "\(blobPath) cannot be read to verify it (\(why)); left as it is — check the bundle's disk"))
+                damaged.insert(artifact.sha256)
+                return
+            }
+        }
+        do {
+            try copyBlob(artifact, from: store.modelFile(artifact.modelId).path, into: blobFD, bundle: bundle)
+            report.copied.append(artifact)
+            report.bytesCopied += artifact.size
+            if let repair { report.repaired.append(repair) }
+        } catch {
+            let message = (error as? APIError).map { reason($0, artifact) } ?? "\(error)"
+            guard var repair else {
+                report.failures.append(Failure(modelId: artifact.modelId, message: message))
+                return
+            }
+            // The damaged blob is worth nothing (every reader rejects it): it goes, so the
+            // bundle does not claim to hold the artifact.
+            repair.replaced = false
+            let code = unlinkat(blobFD, artifact.sha256, 0) == 0 ? 0 : errno
+            let removed = code == 0 || code == ENOENT
+            report.repaired.append(repair)
+            damaged.insert(artifact.sha256)
+            let what = removed ? "was removed" : "could not be removed (\(String(cString: strerror(code)))): delete \(blobPath)"
+            report.failures.append(Failure(modelId: artifact.modelId, message: "the bundle's blob \(repair.problem) and \(what); \(message)"))
+        }
     }
 
     /// The artifacts of `selection` the store can export (its state read, private models

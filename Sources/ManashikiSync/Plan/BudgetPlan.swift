@@ -120,7 +120,7 @@ public struct BudgetShortfall: Sendable, Hashable {
         case .inUse(let ids):
             return "over budget: making room needs evicting models in use (\(ids.joined(separator: ", "))); the models that must stay need \(ByteSize.text(neededBytes)) and \(budget.limitText) leaves room for \(capacity): \(list); nothing was changed — close them (release their leases) and run again, or raise the budget"
         case .deleteLimit(let needed, let max):
-            return "over budget: making room needs \(needed) deletes, more than store.prune.maxDeletes (\(max)) allows; nothing was changed — raise store.prune.maxDeletes, or allow it for one run with --max-delete \(needed) (in code, Reconciler.Options.forcePrune)"
+            return "over budget: making room needs \(needed) deletes, more than store.prune.maxDeletes (\(max)) allows; nothing was changed — raise store.prune.maxDeletes, or allow it for one run with \(Remedy.maxDelete(needed))"
         }
     }
 }

@@ -2,7 +2,7 @@ import Foundation
 import Manashiki
 
 /// Whether a private model's session token can be obtained.
-public enum SessionAvailability: Sendable, Hashable {
+package enum SessionAvailability: Sendable, Hashable {
     /// A token can be obtained (it is read or minted only when the download runs).
     case available
     /// It cannot; the text says why (`environment variable MODEL_SESSION is not set`).
@@ -10,53 +10,53 @@ public enum SessionAvailability: Sendable, Hashable {
 }
 
 /// Everything the planner looks at. Build it in the shell (I/O), then plan purely.
-public struct PlanInput: Sendable, Hashable {
+package struct PlanInput: Sendable, Hashable {
     /// The desired state.
-    public var manifest: Manifest
+    package var manifest: Manifest
     /// The device to check compatibility against.
-    public var device: DeviceProfile
+    package var device: DeviceProfile
     /// What is on disk.
-    public var snapshot: StoreSnapshot
+    package var snapshot: StoreSnapshot
     /// The catalog (`GET /api/models`): the current version of each model.
-    public var catalog: [ModelEntry] {
+    package var catalog: [ModelEntry] {
         didSet { catalogIndex = Self.index(catalog) }
     }
     /// `catalog` by model id, so planning stays linear in the number of models.
     private(set) var catalogIndex: [String: ModelEntry]
     /// Catalog entries the registry sent but that are invalid (bad size or digest), by model
     /// id, with what is wrong: such a model is blocked, every other model syncs.
-    public var invalidCatalogEntries: [String: String]
+    package var invalidCatalogEntries: [String: String]
     /// Registry records by model id, for the catalog's current versions (cached or fetched).
-    public var records: [String: ModelRecord]
+    package var records: [String: ModelRecord]
     /// Why a record could not be fetched, by model id.
-    public var recordFailures: [String: String]
+    package var recordFailures: [String: String]
     /// Session availability by model id; a model without an entry has a session only if its
     /// spec names a source.
-    public var sessions: [String: SessionAvailability]
+    package var sessions: [String: SessionAvailability]
     /// Free bytes on the store's volume, if known.
-    public var freeBytes: Int64?
+    package var freeBytes: Int64?
     /// Partial downloads kept in the store that nobody is writing, by model id: a download of
     /// the same artifact resumes one, so it needs room only for the remaining bytes.
-    public var partials: [String: [PartialDownload]] = [:]
+    package var partials: [String: [PartialDownload]] = [:]
     /// Whether prune guards (max deletes, empty manifest) are overridden.
-    public var forcePrune: Bool
+    package var forcePrune: Bool
     /// Who this run claims models for in a shared store (`Reconciler.Options.owner`): a model
     /// another owner still claims is never pruned.
-    public var owner: String
+    package var owner: String
     /// When each model was last used (`StoreUsage`), by model id: evictions take the least
     /// recently used first. A model with no recorded use counts as used when its file was written.
-    public var lastUse: [String: Date] = [:]
+    package var lastUse: [String: Date] = [:]
     /// Models in use (a live process holds a `ModelLease`): never evicted.
-    public var inUse: Set<String> = []
+    package var inUse: Set<String> = []
     /// Models asked for this run (`Reconciler.ensure(_:)`): installed whatever their class, and
     /// never evicted.
-    public var demanded: Set<String> = []
+    package var demanded: Set<String> = []
     /// An `ensure` run: only `demanded` is installed or updated (evicting what its room needs);
     /// nothing else is downloaded, replaced or pruned.
-    public var onlyDemanded = false
+    package var onlyDemanded = false
 
     /// Creates an input.
-    public init(manifest: Manifest, device: DeviceProfile, snapshot: StoreSnapshot, catalog: [ModelEntry],
+    package init(manifest: Manifest, device: DeviceProfile, snapshot: StoreSnapshot, catalog: [ModelEntry],
                 invalidCatalogEntries: [String: String] = [:],
                 records: [String: ModelRecord] = [:], recordFailures: [String: String] = [:],
                 sessions: [String: SessionAvailability] = [:], freeBytes: Int64? = nil, forcePrune: Bool = false,

@@ -12,10 +12,10 @@ import Manashiki
 /// The registry serves only the current version of each model, so a requirement is met by the
 /// catalog's current version or by the installed one (then it is kept). A catalog version older
 /// than the installed one is refused unless the manifest pins exactly that version.
-public enum Planner {
+package enum Planner {
     /// The catalog entries whose registry record the plan needs (lifecycle, compatibility and
     /// visibility are checked only for what would be downloaded) and that are not cached.
-    public static func recordsNeeded(_ input: PlanInput) -> [ModelEntry] {
+    package static func recordsNeeded(_ input: PlanInput) -> [ModelEntry] {
         input.manifest.models.compactMap { spec in
             guard case .needsRecord(let target, _) = preliminary(spec, input) else { return nil }
             return input.snapshot.state.record(spec.id, version: target.version) == nil ? target : nil
@@ -23,7 +23,7 @@ public enum Planner {
     }
 
     /// Builds the plan.
-    public static func plan(_ input: PlanInput) -> Plan {
+    package static func plan(_ input: PlanInput) -> Plan {
         var items: [PlanItem] = input.manifest.models.map { spec in
             let demanded = input.demanded.contains(spec.id)
             switch preliminary(spec, input) {

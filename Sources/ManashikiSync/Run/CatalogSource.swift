@@ -66,7 +66,7 @@ enum CatalogSource: Sendable {
                 return .failure(SyncFailure(error))
             }
         case .lock(let lock, let askRegistry):
-            let (pinned, artifacts, differences) = SourcePlanning.locked(manifest, lock)
+            let (pinned, artifacts, differences) = SourcePlanning.pinned(manifest, to: lock)
             guard differences.isEmpty else {
                 return .failure(SyncFailure(kind: .terminal,
                     message: "the lock file does not match the manifest (\(differences.map(\.description).joined(separator: "; "))); run \(Remedy.lock) and commit the lock"))

@@ -8,12 +8,12 @@ import Darwin
 #endif
 
 /// Free space on a volume, for the plan's "enough disk?" check.
-public enum DiskSpace {
+@usableFromInline package enum DiskSpace {
     /// Bytes available for models on the volume that holds (or will hold) `url`: on macOS, iOS
     /// and visionOS the system's capacity for important resources (free plus purgeable space),
     /// elsewhere the file system's space available to this user (`statvfs`; `statfs` on Apple
     /// platforms, see `VolumeCapacity.availableToUser`). Nil if unknown.
-    public static func available(at url: URL) -> Int64? {
+    @usableFromInline package static func available(at url: URL) -> Int64? {
         guard let volume = existingAncestor(of: url) else { return nil }
         return choose(importantUsage: VolumeCapacity.importantUsage(at: volume), statvfs: statvfsAvailable(volume))
     }

@@ -14,14 +14,14 @@ import Darwin
 ///
 /// Call it while holding the `StoreLock` (no other agent then writes the state). A partial file
 /// whose flock is held by a live download is left alone.
-public enum LeftoverCleaner {
+package enum LeftoverCleaner {
     /// Removes leftovers and returns the names removed.
     ///
     /// Partial downloads kept to be resumed (a valid sidecar) stay, unless `models` is given
     /// and does not hold their model (it left the manifest, or was pruned), or they were not
     /// touched for `retention` seconds.
     @discardableResult
-    public static func clean(_ layout: StoreLayout, keepingPartialsOf models: Set<String>? = nil,
+    package static func clean(_ layout: StoreLayout, keepingPartialsOf models: Set<String>? = nil,
                              retention: TimeInterval? = nil) -> [String] {
         // The SDK removes partial files nobody holds and nothing can resume whenever it opens
         // the storage directory.

@@ -3,9 +3,9 @@ import Manashiki
 
 /// Builds a `StoreSnapshot` from a directory: `stat` for every `<valid-id>.bin`, and SHA-256
 /// only for files that changed behind our back and could still be a wanted artifact.
-public enum StoreScanner {
+package enum StoreScanner {
     /// The identities of every `<valid-id>.bin` regular file in the store. Nothing else is read.
-    public static func identities(_ layout: StoreLayout) -> [String: FileIdentity] {
+    package static func identities(_ layout: StoreLayout) -> [String: FileIdentity] {
         var result: [String: FileIdentity] = [:]
         for name in (try? FileManager.default.contentsOfDirectory(atPath: layout.directory.path)) ?? [] {
             guard let id = ModelID.modelId(fromFileName: name), let identity = FileIdentity.of(layout.modelFile(id)) else { continue }
@@ -17,7 +17,7 @@ public enum StoreScanner {
     /// Hashes the files whose identity differs from the state, when their size is one an
     /// expected artifact could have (`candidateSizes`: the catalog's and the state's sizes for
     /// that id); a file of any other size is wrong without hashing.
-    public static func snapshot(
+    package static func snapshot(
         _ layout: StoreLayout,
         state: StoreState,
         identities: [String: FileIdentity],

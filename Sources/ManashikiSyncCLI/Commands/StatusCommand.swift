@@ -97,7 +97,7 @@ package struct StatusCommand: Sendable {
         console.line("Installed: \(rows.filter { $0.version != nil && $0.file != "missing" }.count) model(s), \(ByteFormat.bytes(total))")
         PartialsView.lines(partials, now: console.date()).forEach(console.line)
         if let run = lastRun {
-            let ago = ByteFormat.duration(max(0, console.date().timeIntervalSince(run.finishedAt)))
+            let ago = DurationText.approximate(max(0, console.date().timeIntervalSince(run.finishedAt)))
             var line = "Last sync: \(JSONEventWriter.timestamp(run.finishedAt)) (\(ago) ago): \(run.outcome), exit \(run.exitCode)"
             line += " — \(run.counts["installed", default: 0]) installed, \(run.counts["replaced", default: 0]) replaced, \(run.counts["pruned", default: 0]) pruned, \(run.counts["failed", default: 0]) failed, \(run.counts["blocked", default: 0]) blocked"
             if let error = run.error { line += "; error: \(error)" }

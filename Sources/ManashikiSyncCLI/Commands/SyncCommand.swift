@@ -45,7 +45,7 @@ package struct SyncCommand: Sendable {
         let console = context.console, quiet = context.global.verbosity == .quiet, json = context.global.json
         await LoopScheduler(interval: every, jitter: options.jitter).run(onWait: { delay in
             guard !quiet, !json else { return }
-            console.line("next sync in \(ByteFormat.duration(JSONEventWriter.seconds(delay)))")
+            console.line("next sync in \(DurationText.approximate(JSONEventWriter.seconds(delay)))")
         }) {
             let code = await once(manifest: manifest, key: key)
             last.withLock { $0 = code }

@@ -14,7 +14,7 @@ enum PartialsView {
         partials.map { p in
             let of = p.size.map { " of \(ByteFormat.bytes($0))" } ?? ""
             let use = p.inUse ? ", in use by a running download" : ""
-            let age = ByteFormat.duration(Double(ageSeconds(p, now: now)))
+            let age = DurationText.approximate(Double(ageSeconds(p, now: now)))
             return TextSanitizer.oneLine("Partial: \(p.modelId) — \(ByteFormat.bytes(p.bytes))\(of) kept, \(age) old\(use); the next sync resumes it")
         }
     }

@@ -67,7 +67,7 @@ package final class PlainRenderer: RunRenderer, @unchecked Sendable {
             let elapsed = now - (times.started[id] ?? now)
             let rate = elapsed > 0 ? Double(written - (times.resumedBytes[id] ?? 0)) / elapsed : 0
             if let total, total > 0 {
-                let eta = rate > 0 ? ByteFormat.duration(Double(total - written) / rate) : "-"
+                let eta = rate > 0 ? DurationText.approximate(Double(total - written) / rate) : "-"
                 say("\(id): \(Int(Double(written) * 100 / Double(total)))% — \(ByteFormat.bytes(written)) of \(ByteFormat.bytes(total)), \(ByteFormat.rate(rate)), ETA \(eta)")
             } else {
                 say("\(id): \(ByteFormat.bytes(written)) so far, \(ByteFormat.rate(rate))")
@@ -78,7 +78,7 @@ package final class PlainRenderer: RunRenderer, @unchecked Sendable {
         case .waitingForNetwork(let id):
             say("\(id): \(Self.waitingText)")
         case .retrying(let id, let attempt, let delay, let reason):
-            say("\(id ?? "catalog"): attempt \(attempt) failed (\(reason)); retrying in \(ByteFormat.duration(JSONEventWriter.seconds(delay)))")
+            say("\(id ?? "catalog"): attempt \(attempt) failed (\(reason)); retrying in \(DurationText.approximate(JSONEventWriter.seconds(delay)))")
         case .modelFinished(let result):
             switch result.status {
             case .unchanged, .skipped: if verbosity < .verbose { return }
@@ -106,7 +106,7 @@ package final class PlainRenderer: RunRenderer, @unchecked Sendable {
         case .installed, .replaced:
             text += " \(version)"
             if let bytes = ResultView.bytes(r.planned.action) {
-                text += " (\(ByteFormat.bytes(bytes))\(seconds.map { " in \(ByteFormat.duration($0))" } ?? ""))"
+                text += " (\(ByteFormat.bytes(bytes))\(seconds.map { " in \(DurationText.approximate($0))" } ?? ""))"
             }
             if let source = r.source, source != "registry" { text += " from \(source)" }
         case .unchanged, .verified: text += " \(version)"

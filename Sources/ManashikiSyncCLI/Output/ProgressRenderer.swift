@@ -102,7 +102,7 @@ private struct ProgressDisplay {
             active[id]?.written = written
             if let total { active[id]?.total = total }
         case .retrying(let id, let attempt, let delay, let reason):
-            pending.append(paint("\(id ?? "catalog"): attempt \(attempt) failed (\(TextSanitizer.oneLine(reason))); retrying in \(ByteFormat.duration(JSONEventWriter.seconds(delay)))", "33"))
+            pending.append(paint("\(id ?? "catalog"): attempt \(attempt) failed (\(TextSanitizer.oneLine(reason))); retrying in \(DurationText.approximate(JSONEventWriter.seconds(delay)))", "33"))
             force = true
         case .modelFinished(let result):
             if let a = active.removeValue(forKey: result.modelId) {
@@ -197,7 +197,7 @@ private struct ProgressDisplay {
         }
         let fraction = min(1, Double(written) / Double(total))
         let filled = Int(fraction * Double(cells))
-        let eta = rate > 0 ? ByteFormat.duration(Double(total - written) / rate) : "-"
+        let eta = rate > 0 ? DurationText.approximate(Double(total - written) / rate) : "-"
         let percent = String(format: "%3d%%", Int(fraction * 100))
         return "\(label)  [\(String(repeating: "#", count: filled))\(String(repeating: ".", count: cells - filled))] \(percent)  \(ByteFormat.bytes(written))/\(ByteFormat.bytes(total))  \(ByteFormat.rate(rate))  ETA \(eta)"
     }

@@ -20,6 +20,7 @@ extension RemedyWording {
         case .includePrivate: return "--include-private"
         case .selectLock: return "`--select lock`"
         case .allowDeletes(let count): return "manashiki-sync sync --max-delete \(count) (in code, Reconciler.Options.forcePrune)"
+        case .maxDelete(let count): return "--max-delete \(count) (in code, Reconciler.Options.forcePrune)"
         }
     }
 }

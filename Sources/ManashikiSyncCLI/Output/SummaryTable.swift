@@ -95,7 +95,7 @@ package enum SummaryTable {
             if c["evicted"]! > 0 { text += ", \(c["evicted"]!) evicted" }
             text += "; \(ByteFormat.bytes(summary.report.bytesDownloaded)) downloaded"
             if summary.report.bytesReused > 0 { text += ", \(ByteFormat.bytes(summary.report.bytesReused)) reused from interrupted downloads" }
-            text += " in \(ByteFormat.duration(summary.durationSeconds))"
+            text += " in \(DurationText.approximate(summary.durationSeconds))"
             let bySource = summary.report.bytesBySource
             if bySource.keys.contains(where: { $0 != "registry" }) {
                 text += " (" + bySource.sorted { $0.key < $1.key }.map { "\(ByteFormat.bytes($0.value)) from \($0.key)" }.joined(separator: ", ") + ")"

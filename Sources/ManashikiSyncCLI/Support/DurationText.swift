@@ -1,7 +1,8 @@
 import Foundation
 
-/// Durations as people type them: `90s`, `10m`, `6h`, `1d`, `1h30m`, `500ms`, or a bare number
-/// of seconds.
+/// Durations for people, the one place they are read and written: as people type them
+/// (`90s`, `10m`, `6h`, `1d`, `1h30m`, `500ms`, or a bare number of seconds; `parse`, and
+/// `format` back exactly), and measured times rounded for display (`approximate`).
 package enum DurationText {
     /// Parses `text`, or returns nil when it is not a duration.
     /// The longest duration accepted: a year, in seconds.
@@ -53,5 +54,15 @@ package enum DurationText {
             rest %= size
         }
         return text
+    }
+
+    /// A measured time, rounded for people: `0.4s`, `42s`, `3m05s`, `2h10m` (progress, ETAs, run times).
+    package static func approximate(_ seconds: Double) -> String {
+        guard seconds.isFinite, seconds >= 0 else { return "-" }
+        if seconds < 10 { return String(format: "%.1fs", seconds) }
+        let s = Int(seconds.rounded(.up))
+        if s < 60 { return "\(s)s" }
+        if s < 3600 { return String(format: "%dm%02ds", s / 60, s % 60) }
+        return String(format: "%dh%02dm", s / 3600, (s % 3600) / 60)
     }
 }

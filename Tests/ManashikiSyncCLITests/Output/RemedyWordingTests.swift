@@ -17,6 +17,7 @@ struct RemedyWordingTests {
         (.bundleDirectory, "--from DIR"),
         (.offline, "--offline"),
         (.allowDeletes(4), "manashiki-sync sync --max-delete 4 (in code, Reconciler.Options.forcePrune)"),
+        (.maxDelete(4), "--max-delete 4 (in code, Reconciler.Options.forcePrune)"),
     ])
     func wording(_ remedy: Remedy, _ text: String) {
         #expect(RemedyWording.commandLine.text(remedy) == text)

@@ -45,9 +45,9 @@ struct SummaryTableTests {
         #expect(ByteFormat.bytes(64 << 10) == "64.0 KiB")
         #expect(ByteFormat.bytes(3 << 30) == "3.00 GiB")
         #expect(ByteFormat.rate(0) == "-")
-        #expect(ByteFormat.duration(0.25) == "0.2s" || ByteFormat.duration(0.25) == "0.3s")
-        #expect(ByteFormat.duration(125) == "2m05s")
-        #expect(ByteFormat.duration(7300) == "2h01m")
+        #expect(DurationText.approximate(0.25) == "0.2s" || DurationText.approximate(0.25) == "0.3s")
+        #expect(DurationText.approximate(125) == "2m05s")
+        #expect(DurationText.approximate(7300) == "2h01m")
     }
 
     @Test("one-line text has no control characters")

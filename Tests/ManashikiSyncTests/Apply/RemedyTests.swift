@@ -6,7 +6,7 @@ import ManashikiSync
 struct RemedyTests {
     static let all: [Remedy] = [
         .agent, .sync, .syncOrVerify, .syncLocked, .verifyRepair, .lock, .export(to: nil), .export(to: "oci://r.example/m:v1"),
-        .storeDirectory, .lockFilePath, .bundleDirectory, .offline, .includePrivate, .selectLock, .allowDeletes(3),
+        .storeDirectory, .lockFilePath, .bundleDirectory, .offline, .includePrivate, .selectLock, .allowDeletes(3), .maxDelete(3),
     ]
 
     @Test("the library's own wording names no command or option of manashiki-sync", arguments: all)

@@ -1,8 +1,8 @@
 import Foundation
 import Manashiki
-import ManashikiSync
 
-/// What the last `sync` did, kept in `<store>/.manashiki/last-run.json` for `status`.
+/// What the last `manashiki-sync sync` did, kept in `<store>/.manashiki/last-run.json`
+/// (`StoreLayout.lastRunFile`) for `status`; written by the command, beside the state file.
 package struct LastRunRecord: Sendable, Codable, Equatable {
     /// `manashiki-sync/last-run/v1`.
     package var schema: String = LastRunRecord.schemaName
@@ -25,6 +25,20 @@ package struct LastRunRecord: Sendable, Codable, Equatable {
     /// When the last run that exited 0 finished (this one or an earlier one); nil if none has.
     /// Carried from record to record, so a failed run does not lose it (absent in older records).
     package var lastSuccessAt: Date?
+
+    /// Creates a record.
+    package init(command: String, startedAt: Date, finishedAt: Date, outcome: String, exitCode: Int32,
+                 counts: [String: Int], bytesDownloaded: Int64, error: String?, lastSuccessAt: Date?) {
+        self.command = command
+        self.startedAt = startedAt
+        self.finishedAt = finishedAt
+        self.outcome = outcome
+        self.exitCode = exitCode
+        self.counts = counts
+        self.bytesDownloaded = bytesDownloaded
+        self.error = error
+        self.lastSuccessAt = lastSuccessAt
+    }
 
     /// The latest success this record knows: its own end if it exited 0, else `lastSuccessAt`.
     package var latestSuccess: Date? { exitCode == 0 ? finishedAt : lastSuccessAt }
