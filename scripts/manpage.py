@@ -69,11 +69,14 @@ def page(binary, version, date):
     title, _, summary = overview[0].partition(" — ")
     out = ['.TH MANASHIKI\\-SYNC 1 "%s" "manashiki-sync %s" "User Commands"' % (date, version),
            ".SH NAME", "manashiki\\-sync \\- " + roff_text(summary or title)]
+    description = [".SH DESCRIPTION",
+           "The sections below are the program's own \\fB\\-\\-help\\fR output, and each command's "
+           "\\fBmanashiki\\-sync\\fR \\fICOMMAND\\fR \\fB\\-\\-help\\fR under COMMAND DETAILS."]
     for heading, body in sections(overview[1:]):
         if heading == "USAGE":
-            out += [".SH SYNOPSIS"] + verbatim(body)
+            out += [".SH SYNOPSIS"] + verbatim(body) + description
         elif heading is None:
-            out += [".SH DESCRIPTION"] + verbatim(body)
+            continue   # the overview has nothing between its title and USAGE
         else:
             out += [".SH " + roff_text(heading)] + verbatim(body)
     out.append(".SH COMMAND DETAILS")

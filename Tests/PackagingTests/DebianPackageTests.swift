@@ -63,7 +63,8 @@ struct DebianPackageTests {
         }
         do {
             try await install(deb)
-            try await runService()
+            let registryURL = try await runService()
+            try await reinstall(deb, keeping: registryURL)
             try await remove()
             try await purge()
         } catch {
@@ -98,7 +99,7 @@ struct DebianPackageTests {
     /// The installed unit's User= and ExecStart=, run as systemd would start them (without its
     /// sandboxing), in a mount namespace where the toolchain is an empty directory, against the
     /// development registry put into the installed manifest as an operator would.
-    func runService() async throws {
+    func runService() async throws -> String {
         let registry = try DevelopmentRegistry.start(catalogDirectory: Packaging.root.appendingPathComponent("examples/registry"))
         defer { registry.stop() }
         let manifest = try String(contentsOfFile: "/etc/manashiki/manashiki.json", encoding: .utf8)
@@ -121,6 +122,19 @@ struct DebianPackageTests {
         #expect(bytes == registry.artifactBytes(modelId: "whisper-tiny-en"))
         #expect(try FileManager.default.attributesOfItem(atPath: model)[.ownerAccountName] as? String == "manashiki")
         #expect(!run.all.contains(Self.demoKey))
+        return registry.apiBaseURL.absoluteString
+    }
+
+    /// dpkg -i over the installed package (an upgrade to the same version): the operator's edit
+    /// of the conffile, the key, the models and the user all survive.
+    func reinstall(_ deb: URL, keeping edit: String) async throws {
+        let r = try await Self.dpkg(["--install", deb.path])
+        try #require(r.status == 0, "dpkg -i again: \(r.all)")
+        let manifest = try String(contentsOfFile: "/etc/manashiki/manashiki.json", encoding: .utf8)
+        #expect(manifest.contains(edit), "the edited conffile was replaced: \(manifest)")
+        for kept in ["/etc/manashiki/api-key", "/var/lib/manashiki/models/whisper-tiny-en.bin"] {
+            #expect(Self.exists(kept), "\(kept) went with the upgrade")
+        }
     }
 
     /// dpkg -r: the program, units and man page go; the (edited) conffile, the state and the user stay.
