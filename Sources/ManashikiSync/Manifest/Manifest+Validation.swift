@@ -12,9 +12,10 @@ struct ManifestValidator {
     static let storeKeys = ["directory", "concurrency", "prune", "owner"]
     static let pruneKeys = ["mode", "maxDeletes", "allowEmptyManifest"]
     static let deviceKeys = ["platform", "osVersion", "memoryMB", "diskMB"]
-    static let policyKeys = ["lifecycle", "checkCompatibility", "retry", "downloadTimeoutSeconds", "partialRetentionHours", "maxBytesPerSecond", "network"]
+    static let policyKeys = ["lifecycle", "checkCompatibility", "retry", "downloadTimeoutSeconds", "partialRetentionHours", "maxBytesPerSecond", "network", "transfer"]
     static let retryKeys = ["maxAttempts", "maxRetryAfterSeconds"]
     static let networkKeys = ["cellular", "expensive", "lowDataMode", "waitForConnectivity"]
+    static let transferKeys = ["maxConnections", "parallelThresholdBytes", "maxRunConnections"]
     static let modelKeys = ["id", "version", "sha256", "platforms", "session", "optional"]
     static let keySourceKeys = ["env", "file"]
     static let sessionKeys = ["env", "file", "command", "mint"]
@@ -220,6 +221,11 @@ struct ManifestValidator {
             if let b = bool(n, "lowDataMode", at: "policies.network") { network.allowsConstrained = b }
             if let b = bool(n, "waitForConnectivity", at: "policies.network") { network.waitsForConnectivity = b }
             policies.network = network
+        }
+        if let value = o["transfer"], let t = object(value, at: "policies.transfer", known: Self.transferKeys) {
+            policies.transfer.maxConnections = int(t, "maxConnections", at: "policies.transfer", range: 1...64)
+            policies.transfer.parallelThresholdBytes = int(t, "parallelThresholdBytes", at: "policies.transfer", range: (1 << 20)...(1 << 40)).map(Int64.init)
+            policies.transfer.maxRunConnections = int(t, "maxRunConnections", at: "policies.transfer", range: 1...256)
         }
         return policies
     }
