@@ -17,14 +17,17 @@ struct ParallelResumeAfterCrashTests {
         let f = try SyncFixture(models: ["beta"], policies: #"{"checkCompatibility": false, "retry": {"maxAttempts": 1}, "transfer": {"parallelThresholdBytes": 1048576}}"#)
         let size = 48 << 20
         try f.registry.publish(modelId: "beta", version: "2.0.0", artifact: .generated(size: size, seed: 78))
-        // Per-connection throttling as a CDN does it (64 KiB every 40 ms on each connection,
-        // 1.6 MB/s): the transfer adds connections (the gain is several-fold whatever the
-        // machine's load), and writes parts out of order.
-        f.registry.setFault(.slowDrip(chunkBytes: 64 << 10, intervalMilliseconds: 40), modelId: "beta", endpoint: .storage)
+        // Per-connection throttling as a CDN does it (64 KiB every 40 ms on each connection)
+        // for the first two requests, so the transfer adds a connection; every later request
+        // (each connection's next part) stalls after 2 MiB (the rule for every model applies
+        // once the model's own is spent). The transfer then stands still with parts written
+        // out of order, however slowly this test runs, until the kill.
+        f.registry.setFault(.slowDrip(chunkBytes: 64 << 10, intervalMilliseconds: 40, count: 2), modelId: "beta", endpoint: .storage)
+        f.registry.setFault(.stall(afterBytes: 2 << 20), endpoint: .storage)
         let running = try f.start(["sync", "--json"])
         var recorded: PartialSidecar?
         for _ in 0..<1800 where recorded == nil {
-            recorded = PartialFolder.kept(in: f.store).map(\.sidecar).first { $0.partRanges.count >= 2 }
+            recorded = PartialFolder.kept(in: f.store).map(\.sidecar).first { !$0.partRanges.isEmpty }
             if recorded == nil { try await Task.sleep(for: .milliseconds(50)) }
         }
         running.send(SIGKILL)

@@ -155,9 +155,13 @@ final class ArtifactTransfer: Sendable {
                     if running == 0 { return group.cancelAll() }
                 case .tick:
                     let target = controller.decide(observe(context))
-                    let added = start(target - running, in: &group, context: context, budget: budget, target: target)
-                    running += added
-                    checkpointIfDue(context, &lastCheckpoint)
+                    if target > running && !context.outOfOrder {
+                        // Before the first byte out of order: a crash from now on must find the parts.
+                        context.setTarget(target, settled: false)
+                        await record(context.scheduler.written)
+                    }
+                    running += start(target - running, in: &group, context: context, budget: budget)
+                    await checkpointIfDue(context, &lastCheckpoint)
                     context.setTarget(target, settled: controller.phase == .settled)
                     group.addTask { await Self.tick() }
                 }
@@ -167,6 +171,14 @@ final class ArtifactTransfer: Sendable {
         if !context.scheduler.isComplete {
             throw APIError.transport("the storage host stopped serving \(modelId) before its end; try again")
         }
+    }
+
+    /// Writes the sidecar with `written` on the I/O queue (its fsyncs can take long on a busy
+    /// disk, and must not hold a thread of the cooperative pool).
+    private func record(_ written: ByteRangeSet) async {
+        let done = IOCompletion(), checkpoint = self.checkpoint
+        OffsetSink.ioQueue.async { done.finish { checkpoint(written) } }
+        try? await done.value()
     }
 
     private static func tick() async -> Event {
@@ -182,16 +194,11 @@ final class ArtifactTransfer: Sendable {
 
     /// Starts up to `count` more connections, as the budget allows; returns how many.
     private func start(_ count: Int, in group: inout ThrowingTaskGroup<Event, any Error>, context: TransferContext,
-                       budget: ConnectionBudget?, target: Int) -> Int {
+                       budget: ConnectionBudget?) -> Int {
         guard count > 0 else { return 0 }
         var started = 0
         for _ in 0..<count {
             guard budget?.tryTake() ?? true else { break }
-            if started == 0 && !context.outOfOrder {
-                // Before the first byte out of order: a crash from now on must find the parts.
-                context.setTarget(target, settled: false)
-                checkpoint(context.scheduler.written)
-            }
             group.addTask {
                 defer { budget?.give() }
                 try await context.runConnection()
@@ -203,13 +210,13 @@ final class ArtifactTransfer: Sendable {
     }
 
     /// Records the written parts about every second while parts run out of order.
-    private func checkpointIfDue(_ context: TransferContext, _ last: inout (time: UInt64, written: ByteRangeSet)) {
+    private func checkpointIfDue(_ context: TransferContext, _ last: inout (time: UInt64, written: ByteRangeSet)) async {
         guard context.outOfOrder else { return }
         let now = Deadline.now
         guard now - last.time >= 1_000_000_000 else { return }
         let written = context.scheduler.written
         guard written != last.written else { return }
-        checkpoint(written)
+        await record(written)
         last = (now, written)
     }
 }

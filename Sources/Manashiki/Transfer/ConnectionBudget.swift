@@ -13,28 +13,37 @@ import ManashikiCore
 public final class ConnectionBudget: Sendable, Hashable {
     /// The most connections open at once over all the downloads sharing the budget.
     public let limit: Int
-    private let open = Locked(0)
+    private let open = Locked((now: 0, peak: 0))
 
     /// A budget of `limit` connections (at least 1).
     public init(limit: Int) { self.limit = max(1, limit) }
 
     /// Connections open now.
-    public var inUse: Int { open.withLock { $0 } }
+    public var inUse: Int { open.withLock { $0.now } }
+
+    /// The most connections open at once so far.
+    public var peak: Int { open.withLock { $0.peak } }
 
     /// Takes a download's first connection (always granted).
-    func takeFirst() { open.withLock { $0 += 1 } }
+    func takeFirst() {
+        open.withLock { o in
+            o.now += 1
+            o.peak = max(o.peak, o.now)
+        }
+    }
 
     /// Takes an extra connection if there is room; returns whether it did.
     func tryTake() -> Bool {
-        open.withLock { n in
-            guard n < limit else { return false }
-            n += 1
+        open.withLock { o in
+            guard o.now < limit else { return false }
+            o.now += 1
+            o.peak = max(o.peak, o.now)
             return true
         }
     }
 
     /// Gives a connection back.
-    func give() { open.withLock { $0 = max(0, $0 - 1) } }
+    func give() { open.withLock { $0.now = max(0, $0.now - 1) } }
 
     /// Budgets are equal only to themselves.
     public static func == (a: ConnectionBudget, b: ConnectionBudget) -> Bool { a === b }

@@ -43,6 +43,11 @@ struct ParallelTransferTests {
         return ends.count == 2 ? ends[0]..<(ends[1] + 1) : nil
     }
 
+    /// The artifact of the tests that arm a fault mid-transfer: 6 parts for 2 connections, so
+    /// each makes several requests after the fault is armed, however the machine's load
+    /// orders the first ones.
+    static let armedSize = 48 << 20 | 333
+
     /// Arms `fault` once the transfer has written `after` bytes (the connections have joined).
     static func arm(_ f: RegistryFixture, _ fault: RegistryFault, after: Int64 = 2 << 20) -> @Sendable (Int64, Int64?) -> Void {
         let armed = Locked(false)
@@ -53,8 +58,8 @@ struct ParallelTransferTests {
         }
     }
 
-    func expectInstalled(_ f: RegistryFixture, _ model: DownloadedModel) throws {
-        #expect(model.verified && model.size == Int64(Self.size))
+    func expectInstalled(_ f: RegistryFixture, _ model: DownloadedModel, size: Int = Self.size) throws {
+        #expect(model.verified && model.size == Int64(size))
         #expect(try Data(contentsOf: f.installed) == f.registry.artifactBytes(modelId: "tiny"))
         #expect(f.leftovers.isEmpty)
         #expect(f.storageRequestsAreClean)
@@ -106,36 +111,36 @@ struct ParallelTransferTests {
 
     @Test("a 416 for a part in the middle: the transfer starts over once and installs the verified artifact")
     func unsatisfiableRange() async throws {
-        let f = try RegistryFixture(size: Self.size)
-        let model = try await f.client().downloadModel("tiny", session: nil, expecting: nil, options: Self.options(),
+        let f = try RegistryFixture(size: Self.armedSize)
+        let model = try await f.client().downloadModel("tiny", session: nil, expecting: nil, options: Self.options(connections: 2),
                                                        progress: Self.arm(f, .status(416, count: 1)))
-        try expectInstalled(f, model)
+        try expectInstalled(f, model, size: Self.armedSize)
         #expect(f.registry.faults.isEmpty) // the 416 was answered
         #expect(Self.ranges(f).filter { Self.start($0) == 0 }.count == 2, "\(Self.ranges(f))")
     }
 
     @Test("a part cut short is fetched again from where it stopped, not from its start")
     func shortPart() async throws {
-        let f = try RegistryFixture(size: Self.size)
-        let model = try await f.client().downloadModel("tiny", session: nil, expecting: nil, options: Self.options(),
+        let f = try RegistryFixture(size: Self.armedSize)
+        let model = try await f.client().downloadModel("tiny", session: nil, expecting: nil, options: Self.options(connections: 2),
                                                        progress: Self.arm(f, .truncatedBody(keepBytes: 1 << 20, count: 1)))
-        try expectInstalled(f, model)
+        try expectInstalled(f, model, size: Self.armedSize)
         #expect(f.registry.faults.isEmpty)
         let starts = Self.ranges(f).map(Self.start)
         #expect(starts.contains { $0 % Self.part == 1 << 20 }, "\(Self.ranges(f))")
-        #expect(f.registry.storageBytesServed == Int64(Self.size))
+        #expect(f.registry.storageBytesServed == Int64(Self.armedSize))
     }
 
     @Test("a signed URL that expires in the middle of the parts is resolved again once for all of them, and no byte is fetched again")
     func expiryMidPart() async throws {
-        let f = try RegistryFixture(size: Self.size)
-        let model = try await f.client().downloadModel("tiny", session: nil, expecting: nil, options: Self.options(),
+        let f = try RegistryFixture(size: Self.armedSize)
+        let model = try await f.client().downloadModel("tiny", session: nil, expecting: nil, options: Self.options(connections: 2),
                                                        progress: Self.arm(f, .expireMidBody(afterBytes: 1 << 20, count: 1)))
-        try expectInstalled(f, model)
+        try expectInstalled(f, model, size: Self.armedSize)
         #expect(f.registry.faults.isEmpty)
         let tickets = f.registry.requestLog().filter { $0.origin == .api && $0.path.hasPrefix("/api/download/") }
         #expect(tickets.count == 2)
-        #expect(f.registry.storageBytesServed == Int64(Self.size))
+        #expect(f.registry.storageBytesServed == Int64(Self.armedSize))
     }
 
     @Test("a final digest that does not match: the bytes are discarded, nothing is installed, and the cost is reported")
@@ -152,5 +157,28 @@ struct ParallelTransferTests {
         #expect(discarded.current == [Int64(Self.size), Int64(Self.size)])
         #expect(try f.previousIsIntact(previous))
         #expect(f.leftovers.isEmpty && f.keptPartials.isEmpty)
+    }
+
+    @Test("concurrent downloads sharing a connection budget never open more connections together than it allows")
+    func connectionBudget() async throws {
+        let f = try RegistryFixture(size: Self.size)
+        var options = Self.options()
+        options.connectionBudget = ConnectionBudget(limit: 3)
+        let otherStore = TempDir()
+        defer { otherStore.cleanup() }
+        let other = try ManashikiClient(apiKey: RegistryFixture.publicKey, baseURL: f.registry.apiBaseURL, storageDirectory: otherStore.url)
+        let run = options, mine = try f.client()
+        async let a = mine.downloadModel("tiny", session: nil, expecting: nil, options: run)
+        async let b = other.downloadModel("tiny", session: nil, expecting: nil, options: run)
+        let (first, second) = try await (a, b)
+        #expect(first.verified && second.verified)
+        // Each download's first connection, and one extra between them: 3, although each
+        // would open 4 on its own. The registry's log agrees: 3 requests before the first
+        // parts (16 MiB through the shared 12 MiB/s limiter) could have ended.
+        #expect(options.connectionBudget?.peak == 3)
+        let starts = f.registry.requestLog().filter { $0.origin == .storage }.map(\.receivedAt).sorted()
+        let early = starts.filter { $0 < starts[0] + 1_000_000_000 }
+        #expect(early.count == 3, "\(starts.map { ($0 - starts[0]) / 1_000_000 }) ms")
+        #expect(options.connectionBudget?.inUse == 0)
     }
 }
