@@ -144,7 +144,7 @@ final class ArtifactTransfer: Sendable {
                 try await context.runConnection()
                 return .connectionEnded
             }
-            var running = 1
+            var running = 1, respawns = 0
             var controller = ConnectionController(maxConnections: options.maxConnections, fixed: options.fixedConnections)
             var lastCheckpoint = (time: Deadline.now, written: context.scheduler.written)
             if context.parallel { group.addTask { await Self.tick() } }
@@ -152,7 +152,18 @@ final class ArtifactTransfer: Sendable {
                 switch event {
                 case .connectionEnded:
                     running -= 1
-                    if running == 0 { return group.cancelAll() }
+                    guard running == 0 else { break }
+                    // Parts given up by a connection that stopped while others ran (a host
+                    // that ignored Range) are fetched by one more, as one stream.
+                    guard !context.scheduler.isComplete, respawns < 2, !Task.isCancelled else { return group.cancelAll() }
+                    respawns += 1
+                    running = 1
+                    budget?.takeFirst()
+                    group.addTask {
+                        defer { budget?.give() }
+                        try await context.runConnection()
+                        return .connectionEnded
+                    }
                 case .tick:
                     let target = controller.decide(observe(context))
                     if target > running && !context.outOfOrder {

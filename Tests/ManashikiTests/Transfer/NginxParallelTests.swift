@@ -14,9 +14,17 @@ struct NginxParallelTests {
         try #require(NginxMirror.isInstalled, "nginx is installed by .ci/run")
         let root = TempDir(), storage = TempDir()
         defer { root.cleanup(); storage.cleanup() }
-        var generator = SystemRandomNumberGenerator()
         let size = 48 << 20
-        let bytes = Data((0..<size / 8).flatMap { _ in withUnsafeBytes(of: generator.next() as UInt64) { Array($0) } })
+        // Pseudo-random bytes (xorshift), filled in place: quick even in a debug build, so the
+        // test holds no thread of the shared pool for long.
+        var bytes = Data(count: size)
+        var x: UInt64 = 0x9E37_79B9_7F4A_7C15 ^ UInt64(UInt32.random(in: 1...UInt32.max))
+        bytes.withUnsafeMutableBytes { raw in
+            for i in 0..<(size / 8) {
+                x ^= x << 13; x ^= x >> 7; x ^= x << 17
+                raw.storeBytes(of: x, toByteOffset: i * 8, as: UInt64.self)
+            }
+        }
         let sha = SHA256Hasher.hash(bytes).hex
         try FileManager.default.createDirectory(at: root.url.appendingPathComponent("blobs"), withIntermediateDirectories: true)
         try bytes.write(to: root.url.appendingPathComponent("blobs/\(sha)"))
