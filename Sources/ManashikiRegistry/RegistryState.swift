@@ -38,6 +38,9 @@ final class RegistryState: @unchecked Sendable {
     let faults = FaultTable()
     let log: RequestLog
     let gauge = DownloadGauge()
+    /// Signed URLs carry the epoch they were issued in; those of an earlier epoch are
+    /// expired (the `expireMidBody` fault starts a new one).
+    let urlEpoch = Locked(0)
     private let data = Locked(Contents())
     private let origins = Locked((api: URL(string: "http://127.0.0.1")!, storage: URL(string: "http://127.0.0.1")!))
 

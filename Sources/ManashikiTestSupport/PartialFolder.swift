@@ -22,6 +22,16 @@ package enum PartialFolder {
         }
     }
 
+    /// The bytes a next download would keep of the kept partials in `store`: the file's
+    /// length for one written in order, the recorded prefix and parts for a parallel
+    /// transfer's (whose file length says nothing).
+    package static func resumableBytes(in store: URL) -> [Int64] {
+        kept(in: store).map { kept in
+            guard kept.sidecar.parts != nil else { return min(kept.bytes, kept.sidecar.size) }
+            return kept.sidecar.bytesKnownGood + kept.sidecar.partRanges.reduce(Int64(0)) { $0 + Int64($1.count) }
+        }
+    }
+
     /// Files that are neither a kept partial nor its sidecar: temporary files that must not
     /// outlive a download.
     package static func strays(in store: URL) -> [String] {

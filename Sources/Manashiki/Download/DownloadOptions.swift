@@ -25,6 +25,20 @@ public struct DownloadOptions: Sendable, Hashable {
     /// A bandwidth budget to draw from; nil (the default) for no limit. Share one limiter
     /// between downloads for one limit over all of them (`BandwidthLimiter`).
     public var rateLimiter: BandwidthLimiter?
+    /// The most connections one artifact's transfer opens at once (1: always one stream).
+    /// The count adapts: a transfer starts with one connection and adds more only while the
+    /// total rate keeps growing (docs/transfers.md); default 16.
+    public var maxConnections = 16
+    /// Artifacts of at least this many bytes may be fetched over several connections (in
+    /// parts of 8 MiB or more with `Range` requests); smaller ones always stream over one.
+    /// Default 32 MiB.
+    public var parallelThreshold: Int64 = 32 << 20
+    /// One connection budget to draw from for all the downloads that share it (a sync run's
+    /// `policies.transfer.maxRunConnections`); nil (the default) for none beyond `maxConnections`.
+    public var connectionBudget: ConnectionBudget?
+    /// Exactly this many connections once the storage host has shown it serves ranges,
+    /// instead of adapting (tests and benchmarks only); nil adapts.
+    package var fixedConnections: Int?
     /// Called once, before the transfer continues, when a download resumes a kept partial:
     /// with the bytes of it that were hashed again and will not be fetched (the first progress
     /// report follows with the same number). Not called for a download that starts at byte 0.
@@ -34,6 +48,16 @@ public struct DownloadOptions: Sendable, Hashable {
         set { resumeObserver = Observer(newValue) }
     }
     private var resumeObserver = Observer<(@Sendable (Int64) -> Void)?>(nil)
+    /// Called when a transfer's bytes are discarded because the whole artifact's SHA-256 did
+    /// not match (the contract has only a whole-file digest, so no part can be kept): with how
+    /// many bytes were thrown away and how many of them this download fetched. Nothing is
+    /// installed; a resumed transfer then starts over once, else `integrityMismatch` is thrown.
+    /// Options compare equal whatever this closure is.
+    public var onDiscard: (@Sendable (_ bytesDiscarded: Int64, _ bytesFetched: Int64) -> Void)? {
+        get { discardObserver.body }
+        set { discardObserver = Observer(newValue) }
+    }
+    private var discardObserver = Observer<(@Sendable (Int64, Int64) -> Void)?>(nil)
     /// Called when a transfer cannot start because no network the policy allows is available
     /// and it waits for one (`NetworkPolicy.waitsForConnectivity`; URLSession's
     /// `urlSession(_:taskIsWaitingForConnectivity:)` on Apple platforms, at most once per

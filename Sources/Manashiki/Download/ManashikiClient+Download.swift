@@ -159,13 +159,14 @@ extension ManashikiClient {
         let location = try storageLocation(modelId, ticket, from: origin, session: session, expecting: expecting, options: options)
         let transfer = ArtifactTransfer(modelId: modelId, sink: OffsetSink(fd: partial.fd, path: partial.path),
                                         expectedSize: expectedSize, expectedDigest: expectedDigest, location: location,
-                                        transport: transport, options: options, progress: progress)
+                                        transport: transport, options: options, progress: progress,
+                                        checkpoint: { partial.checkpoint($0) })
         let outcome: ArtifactTransfer.Outcome
         do {
-            outcome = try await transfer.run(keeping: partial.resumedFrom)
+            outcome = try await transfer.run(keeping: partial.kept)
             try Task.checkCancellation()
         } catch {
-            if keepable != nil && Self.keepsPartial(after: error) { partial.keep(transfer.written) }
+            if keepable != nil && Self.keepsPartial(after: error) { partial.keep(transfer.written, outOfOrder: transfer.ranOutOfOrder) }
             throw error
         }
         let identity = FileIdentity.of(fd: partial.fd) // mtime and inode survive the flush and the rename

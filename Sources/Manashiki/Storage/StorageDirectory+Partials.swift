@@ -50,11 +50,17 @@ extension StorageDirectory {
     }
 
     /// Keeps partial `name` (open as `file`) for a later download of the artifact: flushes the
-    /// data, then writes its sidecar durably with the bytes now on disk as `bytesKnownGood`.
-    package func keepPartial(_ name: String, file: Int32, modelId: String, sha256: String, size: Int64, version: String?) throws {
-        try POSIX.sync(file, path: partialPath(name))
-        let good = min(Self.info(file)?.bytes ?? 0, size)
-        let sidecar = PartialSidecar(modelId: modelId, sha256: sha256, size: size, version: version, bytesKnownGood: good)
+    /// data, then writes its sidecar durably. Written in order (`parts` nil), the bytes now on
+    /// disk are its `bytesKnownGood`; a parallel transfer's partial records `prefix` and `parts`.
+    /// - Parameter flushData: false for a checkpoint during a transfer (a crash of the process
+    ///   keeps what the kernel holds; after a power loss the digest catches a lost page and the
+    ///   next download starts over once).
+    package func keepPartial(_ name: String, file: Int32, modelId: String, sha256: String, size: Int64, version: String?,
+                             prefix: Int64 = 0, parts: [Range<Int64>]? = nil, flushData: Bool = true) throws {
+        if flushData { try POSIX.sync(file, path: partialPath(name)) }
+        let good = parts == nil ? min(Self.info(file)?.bytes ?? 0, size) : min(prefix, size)
+        let sidecar = PartialSidecar(modelId: modelId, sha256: sha256, size: size, version: version, bytesKnownGood: good,
+                                     parts: parts?.filter { $0.lowerBound >= good && $0.upperBound <= size })
         try DurableFile.write(sidecar.encoded(), as: StoreLayout.sidecarName(of: name), in: partialFD,
                               directoryPath: partialPath(""))
     }
@@ -123,12 +129,28 @@ extension StorageDirectory {
         for other in names where other.hasPrefix(prefix) { _ = unlinkat(partialFD, other, 0) }
     }
 
+    /// What a kept partial holds: its first `prefix` bytes, then `parts` (a parallel transfer's).
+    package struct KeptBytes: Sendable, Equatable {
+        /// Bytes from 0.
+        package var prefix: Int64
+        /// Ranges after the prefix.
+        package var parts: [Range<Int64>]
+        package init(prefix: Int64 = 0, parts: [Range<Int64>] = []) {
+            self.prefix = prefix
+            self.parts = parts
+        }
+
+        /// All of them.
+        package var count: Int64 { prefix + parts.reduce(0) { $0 + ($1.upperBound - $1.lowerBound) } }
+    }
+
     /// Takes over the best kept partial of `modelId` for the artifact `sha256`/`size`: locks it
-    /// and returns it with the bytes it holds (at most `size`). Partials of that model that
-    /// belong to another artifact (the catalog moved on), or to no known artifact (`sha256` or
-    /// `size` nil), are removed; ones held by a live download are left alone.
-    package func adoptPartial(for modelId: String, sha256: String?, size: Int64?) -> (name: String, fd: Int32, bytes: Int64)? {
-        var best: (name: String, fd: Int32, bytes: Int64)?
+    /// and returns it with the bytes it holds (at most `size`; a parallel transfer's parts only
+    /// where the file reaches them). Partials of that model that belong to another artifact
+    /// (the catalog moved on), or to no known artifact (`sha256` or `size` nil), are removed;
+    /// ones held by a live download are left alone.
+    package func adoptPartial(for modelId: String, sha256: String?, size: Int64?) -> (name: String, fd: Int32, kept: KeptBytes)? {
+        var best: (name: String, fd: Int32, kept: KeptBytes)?
         for name in partialNames() where StoreLayout.modelId(ofPartial: name) == modelId {
             guard let fd = lockPartial(name, grace: Self.lockGrace) else { continue }
             guard let sha256, let size, let sidecar = sidecar(of: name), sidecar.belongs(to: sha256, size: size),
@@ -137,8 +159,9 @@ extension StorageDirectory {
                 removePartial(name)
                 continue
             }
-            let usable = min(bytes, size)
-            if let current = best, current.bytes >= usable {
+            let kept = sidecar.parts == nil ? KeptBytes(prefix: min(bytes, size), parts: [])
+                : KeptBytes(prefix: min(sidecar.bytesKnownGood, bytes), parts: sidecar.partRanges.filter { $0.upperBound <= bytes })
+            if let current = best, current.kept.count >= kept.count {
                 close(fd)
                 removePartial(name)
                 continue
@@ -147,7 +170,7 @@ extension StorageDirectory {
                 close(current.fd)
                 removePartial(current.name)
             }
-            best = (name, fd, usable)
+            best = (name, fd, kept)
         }
         return best
     }

@@ -50,6 +50,7 @@ final class PartReceiver: HTTPBodyConsumer, @unchecked Sendable {
         switch body {
         case .fromRequestedOffset(let total):
             declaredTotal = total
+            if ranged { context.rangesConfirmed() }
         case .wholeObject(let total):
             // The host ignored Range: continue with this answer as one stream from byte 0
             // when this is the only part, else leave the bytes to the parts that got ranges.

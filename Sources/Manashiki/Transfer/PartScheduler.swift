@@ -3,11 +3,12 @@ import ManashikiCore
 /// Decides which bytes each connection of a transfer fetches, and records what was written.
 ///
 /// A part is a range `[start, end)` of the artifact that one connection fetches with one
-/// `Range` request (`end` nil: to the end of an artifact of unknown size). The first part of
-/// a fresh transfer is the whole artifact, so one connection is a plain single stream. A
-/// connection that joins later takes the first missing range nobody fetches (after a resume),
-/// else the back half of the largest range still being fetched: its owner's part then ends
-/// where the new one begins, and stops there. No byte is ever fetched by two parts.
+/// request (`end` nil: to the end of an artifact of unknown size). With one connection the
+/// part is everything still missing: a plain single stream, one request. When parts may run
+/// in parallel (`next(splitting: true)`) the artifact is fetched in parts of `partSize` on a
+/// fixed grid, each with a bounded `Range` request, and every connection takes the lowest
+/// part nobody fetches: the bytes complete roughly in order (the hasher reads back little),
+/// no part is ever cut (no byte in flight is wasted), and no byte is assigned twice.
 final class PartScheduler: Sendable {
     /// One connection's assignment.
     struct Part: Sendable, Hashable {
@@ -33,13 +34,13 @@ final class PartScheduler: Sendable {
         var endReached = false
     }
 
-    /// The smallest part a split leaves on either side.
-    let minimumPart: Int64
+    /// The size of parts once several connections run (the grid they are cut on).
+    let partSize: Int64
     private let state: Locked<State>
 
     /// A scheduler for an artifact of `total` bytes (nil: unknown) of which `written` are on disk.
-    init(total: Int64?, written: ByteRangeSet = ByteRangeSet(), minimumPart: Int64 = 4 << 20) {
-        self.minimumPart = max(1, minimumPart)
+    init(total: Int64?, written: ByteRangeSet = ByteRangeSet(), partSize: Int64 = 8 << 20) {
+        self.partSize = max(64 << 10, partSize)
         state = Locked(State(total: total, written: total.map { written.clipped(to: $0) } ?? ByteRangeSet([0..<written.prefix])))
     }
 
@@ -60,25 +61,19 @@ final class PartScheduler: Sendable {
     /// Connections fetching a part right now.
     var activeCount: Int { state.withLock { $0.active.count } }
 
-    /// The next part for a connection: the first missing range nobody fetches, else (when
-    /// `splitting`) the back half of the largest range being fetched, else nil.
+    /// The next part for a connection: everything missing from the first gap on, or
+    /// (`splitting`) the lowest grid part nobody fetches; nil when nothing is left.
     func next(splitting: Bool) -> Part? {
         state.withLock { s -> Part? in
             guard let total = s.total else {
                 guard s.active.isEmpty, !s.endReached else { return nil }
                 return Self.assign(&s, start: s.written.prefix, end: nil)
             }
-            var unowned = s.written
-            for a in s.active.values { unowned.insert(a.cursor..<(a.end ?? total)) }
-            if let gap = unowned.gaps(upTo: total).first { return Self.assign(&s, start: gap.lowerBound, end: gap.upperBound) }
-            guard splitting else { return nil }
-            let largest = s.active.filter { $0.value.end != nil }.max { ($0.value.end! - $0.value.cursor) < ($1.value.end! - $1.value.cursor) }
-            guard let (victim, part) = largest, let end = part.end, end - part.cursor >= 2 * minimumPart else { return nil }
-            // Split on a 64 KiB boundary so parts stay aligned with the writes.
-            let middle = (part.cursor + (end - part.cursor) / 2) & ~Int64(0xFFFF)
-            guard middle > part.cursor, middle < end else { return nil }
-            s.active[victim]?.end = middle
-            return Self.assign(&s, start: middle, end: end)
+            var claimed = s.written
+            for a in s.active.values { claimed.insert(a.cursor..<(a.end ?? total)) }
+            guard let gap = claimed.gaps(upTo: total).first else { return nil }
+            let end = splitting ? min(gap.upperBound, (gap.lowerBound / partSize + 1) * partSize) : gap.upperBound
+            return Self.assign(&s, start: gap.lowerBound, end: end)
         }
     }
 

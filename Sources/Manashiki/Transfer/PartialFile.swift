@@ -13,21 +13,24 @@ final class PartialFile: @unchecked Sendable {
     let name: String
     let fd: Int32
     let modelId: String
-    /// Bytes at its start kept from an earlier download (to be hashed again before use).
-    let resumedFrom: Int64
+    /// Bytes kept from an earlier download (the prefix is hashed again before use).
+    let kept: StorageDirectory.KeptBytes
     private let keepable: (sha256: String, size: Int64)?
     private let version: String?
     private var open = true
     private var installed = false
-    private var kept = false
+    private var keeping = false
+    /// The bytes to record when kept out of order (a parallel transfer's); nil: in order.
+    private var parts: ByteRangeSet?
 
-    private init(store: StorageDirectory, name: String, fd: Int32, modelId: String, resumedFrom: Int64,
+    private init(store: StorageDirectory, name: String, fd: Int32, modelId: String, kept: StorageDirectory.KeptBytes,
                  keepable: (sha256: String, size: Int64)?, version: String?) {
         self.store = store
         self.name = name
         self.fd = fd
         self.modelId = modelId
-        self.resumedFrom = resumedFrom
+        self.kept = kept
+        if !kept.parts.isEmpty { parts = ByteRangeSet([0..<kept.prefix] + kept.parts) }
         self.keepable = keepable
         self.version = version
     }
@@ -37,16 +40,16 @@ final class PartialFile: @unchecked Sendable {
                      version: String?) throws -> PartialFile {
         let file: PartialFile
         if let adopted = store.adoptPartial(for: modelId, sha256: keepable?.sha256, size: keepable?.size) {
-            file = PartialFile(store: store, name: adopted.name, fd: adopted.fd, modelId: modelId, resumedFrom: adopted.bytes,
+            file = PartialFile(store: store, name: adopted.name, fd: adopted.fd, modelId: modelId, kept: adopted.kept,
                                keepable: keepable, version: version)
         } else {
             let (name, fd) = try store.createPartial(for: modelId)
-            file = PartialFile(store: store, name: name, fd: fd, modelId: modelId, resumedFrom: 0, keepable: keepable, version: version)
+            file = PartialFile(store: store, name: name, fd: fd, modelId: modelId, kept: .init(), keepable: keepable, version: version)
         }
         // A crash (kill -9, power loss) gives no chance to write the sidecar at the end, so an
         // artifact worth resuming (4 MiB or more) gets it before the first byte: a crash at any
         // instant then leaves a usable pair. A smaller one is simply fetched again.
-        if file.resumedFrom == 0, let keepable, keepable.size >= 4 << 20 {
+        if file.kept.count == 0, let keepable, keepable.size >= 4 << 20 {
             try? store.keepPartial(file.name, file: file.fd, modelId: modelId, sha256: keepable.sha256, size: keepable.size, version: version)
         }
         return file
@@ -55,10 +58,23 @@ final class PartialFile: @unchecked Sendable {
     /// Its path.
     var path: String { store.partialPath(name) }
 
-    /// Keeps the file for a later download when it closes, if bytes were written.
-    func keep(_ written: ByteRangeSet) {
-        if !written.isEmpty { kept = true }
+    /// Keeps the file for a later download when it closes, if bytes were written
+    /// (`outOfOrder`: recorded as parts, a parallel transfer's).
+    func keep(_ written: ByteRangeSet, outOfOrder: Bool) {
+        if !written.isEmpty { keeping = true }
+        if outOfOrder || parts != nil { parts = written }
     }
+
+    /// Records `written` in the sidecar while a parallel transfer runs (no data flush), so a
+    /// crash keeps them; from the first call on the partial counts as written out of order.
+    func checkpoint(_ written: ByteRangeSet) {
+        guard let keepable else { return }
+        parts = written
+        try? store.keepPartial(name, file: fd, modelId: modelId, sha256: keepable.sha256, size: keepable.size, version: version,
+                               prefix: written.prefix, parts: Self.after(written), flushData: false)
+    }
+
+    private static func after(_ written: ByteRangeSet) -> [Range<Int64>] { written.ranges.filter { $0.lowerBound > 0 } }
 
     /// Renames the verified file over `<modelId>.bin` while the descriptor (and so its flock)
     /// is still held: a concurrent download's cleaner removes partial files whose lock it can
@@ -73,8 +89,9 @@ final class PartialFile: @unchecked Sendable {
     func release() {
         guard open else { return }
         if !installed {
-            if kept, let keepable, (try? store.keepPartial(name, file: fd, modelId: modelId, sha256: keepable.sha256,
-                                                           size: keepable.size, version: version)) != nil {
+            if keeping, let keepable, (try? store.keepPartial(name, file: fd, modelId: modelId, sha256: keepable.sha256,
+                                                              size: keepable.size, version: version, prefix: parts?.prefix ?? 0,
+                                                              parts: parts.map(Self.after))) != nil {
                 // Kept for the next download of this artifact (this process or another).
             } else {
                 store.removePartial(name)

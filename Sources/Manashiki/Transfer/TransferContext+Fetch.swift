@@ -1,11 +1,33 @@
 import Foundation
 
 extension TransferContext {
-    /// Fetches parts until none is left for this connection.
-    func runConnection(splitting: Bool) async throws {
-        while let part = scheduler.next(splitting: splitting && !rangesIgnored) {
-            try await fetch(part)
+    /// Fetches parts until none is left for this connection, or more connections run than
+    /// the controller wants (checked between parts).
+    func runConnection() async throws {
+        connectionStarted()
+        while true {
+            if retires() { return }
+            guard let part = scheduler.next(splitting: splitting && !rangesIgnored) else { break }
+            do { try await fetch(part) } catch {
+                connectionEnded()
+                throw error
+            }
         }
+        connectionEnded()
+    }
+
+    /// Where one part's fetch stands between its requests.
+    struct PartFetch {
+        var part: PartScheduler.Part
+        var cursor: Int64
+        var url: URL
+        var generation: Int
+        var redirects = 0
+        var resumes = 0
+        var progressMark: Int64
+
+        /// Continues after what `receiver` wrote.
+        mutating func take(_ receiver: PartReceiver) { (part, cursor) = (receiver.part, receiver.written) }
     }
 
     /// Fetches `part` until its end (which may move closer while it runs): one request, then
@@ -13,79 +35,51 @@ extension TransferContext {
     /// a network failure, a 5xx, a body cut short, a storage host's 429), within the budgets
     /// of `DownloadOptions`. Returns when the part is written or was given up to other parts.
     func fetch(_ first: PartScheduler.Part) async throws {
-        var part = first
-        var cursor = part.start
-        var (url, generation) = await location.current()
-        var redirects = 0, resumes = 0, progressMark = cursor
-        let policy = RedirectPolicy.storage(maxHops: options.maxRedirects, allowingPlainHTTP: location.allowsPlainHTTP)
+        let (url, generation) = await location.current()
+        var f = PartFetch(part: first, cursor: first.start, url: url, generation: generation, progressMark: first.start)
         while true {
-            let end = scheduler.end(of: part.id)
-            if let end, cursor >= end { return scheduler.finish(part.id) }
+            let end = scheduler.end(of: f.part.id)
+            if let end, f.cursor >= end { return scheduler.finish(f.part.id) }
             try Task.checkCancellation()
-            if let deadline, deadline.hasPassed { throw ManashikiClient.deadlineError(modelId, options) }
-            let (request, ranged) = self.request(url, from: cursor, to: end, total: scheduler.total)
-            let receiver = PartReceiver(self, part: part, from: cursor, ranged: ranged)
+            if let deadline, deadline.hasPassed { throw deadlineError }
+            let (request, ranged) = self.request(f.url, from: f.cursor, to: end, total: scheduler.total)
+            let receiver = PartReceiver(self, part: f.part, from: f.cursor, ranged: ranged)
             do {
                 let consumer: any HTTPBodyConsumer = options.rateLimiter.map { RateLimitedConsumer(receiver, limiter: $0) } ?? receiver
                 try await ManashikiClient.stream(request, to: consumer, over: transport, until: deadline?.uptimeNanoseconds)
                 try await receiver.flush()
-                (part, cursor) = (receiver.part, receiver.written)
+                f.take(receiver)
                 try checkComplete(receiver)
-                return scheduler.finish(part.id, endReached: true)
+                return scheduler.finish(f.part.id, endReached: true)
             } catch let signal as StorageSignal {
                 try await receiver.flush()
-                (part, cursor) = (receiver.part, receiver.written)
-                switch signal {
-                case .redirect(let status, let location):
-                    redirects += 1
-                    url = try policy.next(status: status, location: location, from: url, hop: redirects)
-                case .expired(let status):
-                    (url, generation) = try await location.refreshed(after: generation, status: status)
-                    redirects = 0
-                    // Without a digest nothing proves the fresh URL serves the same artifact, so
-                    // the bytes already on disk cannot be trusted as its prefix.
-                    if !digestKnown, let whole = try await startOver(from: part.id) { (part, cursor) = (whole, 0) }
-                case .restartFromZero, .rangeNotSatisfiable:
-                    if case .rangeNotSatisfiable = signal, scheduler.isComplete { return scheduler.finish(part.id) }
-                    guard let whole = try await startOver(from: part.id) else {
-                        scheduler.release(part.id)
-                        throw TransferRestart.objectChanged("it did not serve bytes \(cursor)… as asked")
-                    }
-                    (part, cursor) = (whole, 0)
-                    resumes += 1
-                    guard resumes <= options.maxResumes else {
-                        throw APIError.transport("the storage host did not serve the requested byte range")
-                    }
-                case .rangeIgnored:
-                    return scheduler.release(part.id)
-                case .partEnded:
-                    return scheduler.finish(part.id)
-                case .deadlinePassed:
-                    throw ManashikiClient.deadlineError(modelId, options)
-                }
+                f.take(receiver)
+                if try await handle(signal, &f) { return }
             } catch APIError.rateLimited(let retryAfter) {
+                throttled()
                 // The storage host (a CDN) is throttling: wait as long as it asks (at most
                 // `maxStorageRetryAfter`) and continue with Range, within the resume budget;
                 // beyond it the caller gets `rateLimited` and the bytes are kept.
                 try await receiver.flush()
-                (part, cursor) = (receiver.part, receiver.written)
-                resumes += 1
-                guard resumes <= options.maxResumes, retryAfter.map({ Double($0) <= ManashikiClient.maxStorageRetryAfter }) ?? true else {
+                f.take(receiver)
+                f.resumes += 1
+                guard f.resumes <= options.maxResumes, retryAfter.map({ Double($0) <= ManashikiClient.maxStorageRetryAfter }) ?? true else {
                     throw APIError.rateLimited(retryAfter: retryAfter)
                 }
-                try await deadline.pause(retryAfter.map(Double.init) ?? options.resumeBackoff, orThrow: ManashikiClient.deadlineError(modelId, options))
+                try await deadline.pause(retryAfter.map(Double.init) ?? options.resumeBackoff, orThrow: deadlineError)
             } catch let error as APIError where ManashikiClient.isResumable(error) {
+                if case .server(503, _) = error { throttled() }
                 try await receiver.flush()
-                (part, cursor) = (receiver.part, receiver.written)
+                f.take(receiver)
                 // The budget counts resumptions without progress (less than 1 MiB since the
                 // last one): a link that drops every few minutes still finishes as long as
                 // bytes keep arriving, one that dribbles a few bytes per attempt does not.
-                if cursor - progressMark >= ManashikiClient.meaningfulProgress { resumes = 0 }
-                progressMark = cursor
-                resumes += 1
-                guard resumes <= options.maxResumes else { throw error }
+                if f.cursor - f.progressMark >= ManashikiClient.meaningfulProgress { f.resumes = 0 }
+                f.progressMark = f.cursor
+                f.resumes += 1
+                guard f.resumes <= options.maxResumes else { throw error }
                 let backoff = Backoff(base: .seconds(options.resumeBackoff), cap: .seconds(4))
-                try await deadline.pause(backoff.delay(after: resumes).timeInterval, orThrow: ManashikiClient.deadlineError(modelId, options))
+                try await deadline.pause(backoff.delay(after: f.resumes).timeInterval, orThrow: deadlineError)
             } catch {
                 try? await receiver.flush() // what arrived is kept too
                 throw error
@@ -93,11 +87,54 @@ extension TransferContext {
         }
     }
 
-    /// The request for bytes `start..<end` (`end` nil or the total: to the end). A request
-    /// from byte 0 for the whole artifact has no `Range` unless parts may run in parallel.
+    private var deadlineError: APIError { ManashikiClient.deadlineError(modelId, options) }
+
+    /// Acts on a storage answer that stopped a request; returns whether the part is done
+    /// (written, or given up to other parts).
+    private func handle(_ signal: StorageSignal, _ f: inout PartFetch) async throws -> Bool {
+        switch signal {
+        case .redirect(let status, let location):
+            f.redirects += 1
+            let policy = RedirectPolicy.storage(maxHops: options.maxRedirects, allowingPlainHTTP: self.location.allowsPlainHTTP)
+            f.url = try policy.next(status: status, location: location, from: f.url, hop: f.redirects)
+        case .expired(let status):
+            (f.url, f.generation) = try await location.refreshed(after: f.generation, status: status)
+            f.redirects = 0
+            // Without a digest nothing proves the fresh URL serves the same artifact, so
+            // the bytes already on disk cannot be trusted as its prefix.
+            if !digestKnown, let whole = try await startOver(from: f.part.id) { (f.part, f.cursor) = (whole, 0) }
+        case .restartFromZero, .rangeNotSatisfiable:
+            if case .rangeNotSatisfiable = signal, scheduler.isComplete {
+                scheduler.finish(f.part.id)
+                return true
+            }
+            guard let whole = try await startOver(from: f.part.id) else {
+                scheduler.release(f.part.id)
+                throw TransferRestart.objectChanged("it did not serve bytes \(f.cursor)… as asked")
+            }
+            (f.part, f.cursor) = (whole, 0)
+            f.resumes += 1
+            guard f.resumes <= options.maxResumes else {
+                throw APIError.transport("the storage host did not serve the requested byte range")
+            }
+        case .rangeIgnored:
+            scheduler.release(f.part.id)
+            return true
+        case .partEnded:
+            scheduler.finish(f.part.id)
+            return true
+        case .deadlinePassed:
+            throw deadlineError
+        }
+        return false
+    }
+
+    /// The request for bytes `start..<end`: bounded (`bytes=a-b`) when it ends before the
+    /// total or parts may run in parallel, else to the end (`bytes=a-`); a request from byte 0
+    /// for the whole artifact of one stream has no `Range`.
     private func request(_ url: URL, from start: Int64, to end: Int64?, total: Int64?) -> (HTTPRequest, ranged: Bool) {
         var headers: HTTPHeaders = ["User-Agent": ManashikiClient.userAgent, "Accept-Encoding": "identity"]
-        if let end, end != total {
+        if let end, end != total || parallel {
             headers["Range"] = "bytes=\(start)-\(end - 1)"
         } else if start > 0 || parallel {
             headers["Range"] = "bytes=\(start)-"

@@ -23,6 +23,17 @@ final class TransferContext: Sendable {
 
     private let identity = Locked<ResponseValidator.Identity?>(nil)
     private let ignoresRange = Locked(false)
+    private let connections = Locked(Connections())
+
+    /// The connection count the controller wants and the connections running.
+    private struct Connections {
+        var target = 1
+        var running = 0
+        var splitting = false
+        var outOfOrder = false
+        var rangesServed = false
+        var throttled = false
+    }
     private let startedOver = Locked(false)
 
     /// Whether bytes were discarded and the transfer started over from byte 0 at least once.
@@ -42,6 +53,7 @@ final class TransferContext: Sendable {
         self.options = options
         self.deadline = deadline
         self.parallel = parallel
+        connections.withLock { $0.splitting = parallel }
         self.digestKnown = digestKnown
     }
 
@@ -80,4 +92,48 @@ final class TransferContext: Sendable {
 
     /// Records that the host ignored `Range` for part `id` while others ran.
     func rangeIgnored() { ignoresRange.withLock { $0 = true } }
+
+    /// Records that a 206 answered a `Range` request.
+    func rangesConfirmed() { connections.withLock { $0.rangesServed = true } }
+
+    /// Whether a 206 answered a `Range` request.
+    var rangesServed: Bool { connections.withLock { $0.rangesServed } }
+
+    /// Records a 429 or 503 from the storage host (the controller backs off).
+    func throttled() { connections.withLock { $0.throttled = true } }
+
+    /// Whether the storage host throttled since the last call.
+    func takeThrottled() -> Bool { connections.withLock { c in defer { c.throttled = false }; return c.throttled } }
+
+    /// Sets the connection count wanted; once it settles on one, the last connection takes
+    /// everything left as one part instead of grid parts.
+    func setTarget(_ target: Int, settled: Bool) {
+        connections.withLock { c in
+            c.target = target
+            if target > 1 { c.outOfOrder = true }
+            if settled && target == 1 { c.splitting = false }
+        }
+    }
+
+    /// Whether parts are taken on the grid (parts may run in parallel).
+    var splitting: Bool { connections.withLock { $0.splitting } }
+
+    /// Whether several connections ran, so parts were written out of order.
+    var outOfOrder: Bool { connections.withLock { $0.outOfOrder } }
+
+    /// A connection starts.
+    func connectionStarted() { connections.withLock { $0.running += 1 } }
+
+    /// Whether a connection should stop before its next part (more run than wanted); if so,
+    /// it is counted as stopped.
+    func retires() -> Bool {
+        connections.withLock { c in
+            guard c.running > max(1, c.target) else { return false }
+            c.running -= 1
+            return true
+        }
+    }
+
+    /// A connection ended without retiring.
+    func connectionEnded() { connections.withLock { $0.running -= 1 } }
 }

@@ -34,11 +34,12 @@ public struct DefaultTransport: HTTPTransport {
 
     /// Creates the platform's transport.
     /// - Parameters:
-    ///   - maximumConnectionsPerHost: parallel connections to one host (URLSession).
+    ///   - maximumConnectionsPerHost: parallel connections to one host (URLSession; 16, so a
+    ///     parallel transfer's parts each get a connection up to `DownloadOptions.maxConnections`).
     ///   - highWaterBytes: body bytes buffered before a transfer waits for the consumer.
     ///   - policy: cellular, Low Data Mode and connectivity policy (Apple platforms).
     ///   - trust: CAs trusted in addition to the system's, e.g. a corporate CA (`TLSTrust`).
-    public init(maximumConnectionsPerHost: Int = 8, highWaterBytes: Int = 4 << 20, policy: NetworkPolicy = .default,
+    public init(maximumConnectionsPerHost: Int = 16, highWaterBytes: Int = 4 << 20, policy: NetworkPolicy = .default,
                 trust: TLSTrust = .system) {
         let choice = TransportChoice.make(maximumConnectionsPerHost: maximumConnectionsPerHost, highWaterBytes: highWaterBytes,
                                           policy: policy, trust: trust)

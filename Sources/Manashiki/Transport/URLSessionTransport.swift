@@ -15,6 +15,9 @@ import FoundationNetworking
 ///   from byte 0 instead of pausing it, so it is never suspended there: a download is buffered
 ///   in memory as fast as it arrives. Prefer `DefaultTransport` (libcurl on Linux, this type on
 ///   Apple platforms), which the SDK uses when no transport is given.
+/// * Concurrent `stream` calls are concurrent data tasks on the one session (a parallel
+///   transfer's parts); over HTTP/2 the system multiplexes them on one connection, over
+///   HTTP/1.1 each gets its own, up to `maximumConnectionsPerHost`.
 /// * Follows no redirects (the client decides), stores no cookies, caches nothing, and asks
 ///   for identity encoding unless the request says otherwise.
 /// * `NetworkPolicy` decides cellular, Low Data Mode and waiting for connectivity; a request
@@ -39,11 +42,13 @@ public struct URLSessionTransport: HTTPTransport {
 
     /// Creates a transport with its own ephemeral `URLSession`.
     /// - Parameters:
-    ///   - maximumConnectionsPerHost: parallel connections to one host.
+    ///   - maximumConnectionsPerHost: parallel connections to one host (16, so a parallel
+    ///     transfer's parts, each a data task of its own, each get a connection up to
+    ///     `DownloadOptions.maxConnections`).
     ///   - highWaterBytes: buffered bytes at which a stream is paused (default 4 MiB).
     ///   - policy: cellular, Low Data Mode and connectivity policy (Apple platforms).
     ///   - trust: CAs trusted in addition to the system's (Apple platforms; see `TLSTrust`).
-    public init(maximumConnectionsPerHost: Int = 8, highWaterBytes: Int = 4 << 20, policy: NetworkPolicy = .default,
+    public init(maximumConnectionsPerHost: Int = 16, highWaterBytes: Int = 4 << 20, policy: NetworkPolicy = .default,
                 trust: TLSTrust = .system) {
         box = SessionBox(maximumConnectionsPerHost: maximumConnectionsPerHost, highWater: highWaterBytes, policy: policy, trust: trust)
     }

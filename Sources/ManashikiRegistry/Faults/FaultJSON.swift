@@ -19,7 +19,8 @@ enum FaultJSON {
     /// The accepted `type` values.
     static let types = ["rate_limited", "status", "error", "truncated_body", "corrupt_byte", "extra_bytes",
                         "no_content_length", "slow_drip", "stall", "ignore_range", "expired_url", "wrong_digest",
-                        "missing_digest", "redirect", "download_url", "connection_reset"]
+                        "missing_digest", "redirect", "download_url", "connection_reset", "replaced_object",
+                        "expire_mid_body"]
 
     /// Parses one rule.
     static func rule(_ value: Any, path: String) throws(FaultJSONError) -> RegistryFaultRule {
@@ -74,6 +75,8 @@ enum FaultJSON {
                              intervalMilliseconds: try f.int("intervalMs", default: 50) ?? 50)
         case "stall": return .stall(afterBytes: try f.int("afterBytes", default: 0) ?? 0)
         case "ignore_range": return .ignoreRange
+        case "replaced_object": return .replacedObject
+        case "expire_mid_body": return .expireMidBody(afterBytes: try f.int("afterBytes", default: 1 << 20) ?? (1 << 20))
         case "expired_url":
             let s = try f.status(default: 403)
             guard s == 403 || s == 410 else {
@@ -87,7 +90,6 @@ enum FaultJSON {
         default: return .connectionReset(afterBytes: try f.int("afterBytes", default: nil))
         }
     }
-
 
     /// The typed fields of one fault object at `path`, each refused with its path and fix.
     private struct Fields {
@@ -183,6 +185,8 @@ enum FaultJSON {
         case .slowDrip(let bytes, let ms): o["type"] = "slow_drip"; o["chunkBytes"] = bytes; o["intervalMs"] = ms
         case .stall(let after): o["type"] = "stall"; o["afterBytes"] = after
         case .ignoreRange: o["type"] = "ignore_range"
+        case .replacedObject: o["type"] = "replaced_object"
+        case .expireMidBody(let after): o["type"] = "expire_mid_body"; o["afterBytes"] = after
         case .expiredURL(let s): o["type"] = "expired_url"; o["status"] = s
         case .wrongDigest: o["type"] = "wrong_digest"
         case .missingDigest(let asNull): o["type"] = "missing_digest"; o["null"] = asNull

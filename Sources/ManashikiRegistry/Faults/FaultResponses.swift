@@ -40,6 +40,7 @@ enum FaultResponses {
         case .slowDrip(let bytes, let ms)?: .slowDrip(chunkBytes: bytes, interval: Double(ms) / 1000)
         case .stall(let after)?: .stall(afterBytes: Int64(after))
         case .connectionReset(let after)?: .reset(afterBytes: Int64(after ?? 0), beforeHead: after == nil)
+        case .expireMidBody(let after)?: .truncate(keep: Int64(after), declareLength: true)
         default: nil
         }
     }

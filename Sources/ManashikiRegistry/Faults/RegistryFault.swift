@@ -12,7 +12,7 @@ import Foundation
 /// before the head, `expiredURL` on the storage origin) answer instead of the endpoint. Body
 /// faults (`truncatedBody`, `corruptByte`, `extraBytes`, `noContentLength`, `slowDrip`,
 /// `stall`, `connectionReset` after bytes) damage the endpoint's real answer, whatever it is.
-/// `ignoreRange` applies to the storage origin; `expiredURL`, `wrongDigest`, `missingDigest` and
+/// `ignoreRange`, `replacedObject` and `expireMidBody` apply to the storage origin; `expiredURL`, `wrongDigest`, `missingDigest` and
 /// `downloadURL` shape the answer of `GET /api/download`.
 public struct RegistryFault: Sendable, Hashable {
     /// What happens.
@@ -53,6 +53,13 @@ public struct RegistryFault: Sendable, Hashable {
         /// A TCP reset: before anything is sent when `afterBytes` is nil, else after the head
         /// and that many body bytes.
         case connectionReset(afterBytes: Int?)
+        /// On the storage origin: the real answer with the `ETag` and `Last-Modified` of
+        /// another object, as if it had been replaced since the download began.
+        case replacedObject
+        /// On the storage origin: the body cut after `afterBytes` bytes (full `Content-Length`
+        /// declared), and every signed URL issued until then expired (answered 403), as when a
+        /// URL expires in the middle of a transfer.
+        case expireMidBody(afterBytes: Int)
     }
 
     /// Where a redirect or a rewritten download URL points.
@@ -142,6 +149,12 @@ public struct RegistryFault: Sendable, Hashable {
     /// A rewritten `downloadUrl`.
     public static func downloadURL(_ target: RedirectTarget, count: Int? = nil) -> RegistryFault {
         RegistryFault(.downloadURL(target: target), count: count)
+    }
+    /// Another object's `ETag` and `Last-Modified`.
+    public static func replacedObject(count: Int? = nil) -> RegistryFault { RegistryFault(.replacedObject, count: count) }
+    /// The body cut after `afterBytes`, and every URL signed so far expired.
+    public static func expireMidBody(afterBytes: Int, count: Int? = nil) -> RegistryFault {
+        RegistryFault(.expireMidBody(afterBytes: afterBytes), count: count)
     }
     /// A TCP reset.
     public static func connectionReset(afterBytes: Int? = nil, count: Int? = nil) -> RegistryFault {

@@ -116,7 +116,7 @@ struct APIOrigin: HTTPRequestHandler {
         let version = entry.model.version
         let path = StorageOrigin.blobPath(modelId: id, version: version)
         let query = state.signer.query(method: "GET", path: path, expires: expires, gone: gone)
-        var url = state.storageBase.absoluteString + path + "?" + query
+        var url = state.storageBase.absoluteString + path + "?" + query + "&epoch=\(state.urlEpoch.current)"
         if case .downloadURL(let target)? = fault {
             url = FaultResponses.location(target, path: path + "?" + query, base: state.storageBase)
         }

@@ -13,6 +13,9 @@ struct StorageOrigin: HTTPRequestHandler {
     /// The path an upload is `PUT` to.
     static func uploadPath(_ uploadId: String) -> String { "/uploads/\(uploadId)" }
 
+    /// The `Last-Modified` of every object (the registry's objects never change under a URL).
+    static let published = Date(timeIntervalSince1970: 1_767_225_600)
+
     private static let segmentAllowed: CharacterSet = {
         var set = CharacterSet.alphanumerics
         set.insert(charactersIn: "-._~")
@@ -57,12 +60,16 @@ struct StorageOrigin: HTTPRequestHandler {
         case .expired(let status):
             return reject(.error(status, status == 410 ? "url_gone" : "url_expired", "the signed URL has expired"), request, contentLength, connection)
         }
+        if let epoch = request.queryItems["epoch"].flatMap(Int.init), epoch < state.urlEpoch.current {
+            return reject(.error(403, "url_expired", "the signed URL has expired"), request, contentLength, connection)
+        }
         guard let blob = state.blob(modelId, version) else {
             return reject(.error(404, "not_found", "no such object"), request, contentLength, connection)
         }
         let total = Int64(blob.size)
         var response = ServerResponse(status: 200, headers: [("Content-Type", "application/octet-stream"),
-                                                              ("Accept-Ranges", "bytes"), ("ETag", "\"\(blob.sha256)\"")],
+                                                              ("Accept-Ranges", "bytes"), ("ETag", "\"\(blob.sha256)\""),
+                                                              ("Last-Modified", HTTPDate.format(Self.published))],
                                       body: .file(path: blob.path, offset: 0, length: total))
         if fault != .ignoreRange, let header = request.header("Range") {
             switch ByteRange.parse(header, total: total) {
@@ -78,6 +85,11 @@ struct StorageOrigin: HTTPRequestHandler {
                 response.body = .file(path: blob.path, offset: first, length: last - first + 1)
             }
         }
+        if fault == .replacedObject {
+            response.headers.removeAll { $0.0 == "ETag" || $0.0 == "Last-Modified" }
+            response.headers += [("ETag", "\"replaced-\(blob.sha256.prefix(16))\""), ("Last-Modified", HTTPDate.format(Date()))]
+        }
+        if case .expireMidBody? = fault { state.urlEpoch.withLock { $0 += 1 } }
         if contentLength > 0 { response.closeConnection = true }
         state.gauge.begin()
         // What really went out body bytes, counted when the answer ends: a client that

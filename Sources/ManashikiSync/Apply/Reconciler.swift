@@ -156,14 +156,21 @@ public struct Reconciler: Sendable {
     }
 
     /// The download options in effect.
-    /// A new `BandwidthLimiter` for `policies.maxBytesPerSecond` each time (so compute this
-    /// once per run: its downloads share that one limiter), unless `options.download` has one.
+    /// A new `BandwidthLimiter` for `policies.maxBytesPerSecond` and a new `ConnectionBudget`
+    /// for `policies.transfer.maxRunConnections` each time (so compute this once per run: its
+    /// downloads share them), unless `options.download` has its own.
     var downloadOptions: DownloadOptions {
         var download = options.download
         if let seconds = manifest.policies.downloadTimeoutSeconds { download.deadline = TimeInterval(seconds) }
         if let hours = manifest.policies.partialRetentionHours { download.partialRetention = TimeInterval(hours) * 3600 }
         if download.rateLimiter == nil, let rate = manifest.policies.maxBytesPerSecond {
             download.rateLimiter = BandwidthLimiter(bytesPerSecond: Int64(rate))
+        }
+        let transfer = manifest.policies.transfer
+        if let n = transfer.maxConnections { download.maxConnections = n }
+        if let n = transfer.parallelThresholdBytes { download.parallelThreshold = n }
+        if download.connectionBudget == nil {
+            download.connectionBudget = ConnectionBudget(limit: transfer.maxRunConnections ?? TransferPolicy.defaultMaxRunConnections)
         }
         return download
     }

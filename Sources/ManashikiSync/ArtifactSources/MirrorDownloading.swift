@@ -38,6 +38,9 @@ extension ManashikiClient: MirrorDownloading {
         options.idleTimeout = idleTimeout
         options.deadline = run.deadline
         options.rateLimiter = run.rateLimiter // one limit for the whole run, mirrors included
+        options.maxConnections = run.maxConnections
+        options.parallelThreshold = run.parallelThreshold
+        options.connectionBudget = run.connectionBudget // one connection budget too
         return try await downloadModel(modelId, fromMirror: url, allowPlainHTTP: allowPlainHTTP, expecting: expecting, options: options, progress: progress)
     }
 

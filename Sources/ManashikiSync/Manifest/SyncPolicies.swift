@@ -7,7 +7,8 @@ import Manashiki
 /// "policies": {"lifecycle": ["production", "deprecated"], "checkCompatibility": true,
 ///              "retry": {"maxAttempts": 4, "maxRetryAfterSeconds": 60},
 ///              "downloadTimeoutSeconds": 3600, "partialRetentionHours": 168, "maxBytesPerSecond": 20971520,
-///              "network": {"cellular": true, "expensive": false, "lowDataMode": false, "waitForConnectivity": true}}
+///              "network": {"cellular": true, "expensive": false, "lowDataMode": false, "waitForConnectivity": true},
+///              "transfer": {"maxConnections": 16, "parallelThresholdBytes": 33554432, "maxRunConnections": 32}}
 /// ```
 public struct SyncPolicies: Sendable, Hashable {
     /// Lifecycle statuses that may be installed. Default `production` and `deprecated`
@@ -34,6 +35,9 @@ public struct SyncPolicies: Sendable, Hashable {
     /// waiting). Applied by the transport a `Reconciler` builds when none is passed in; Apple
     /// platforms only (Linux has no notion of expensive or constrained networks).
     public var network: NetworkPolicy?
+    /// How artifacts are transferred (`policies.transfer`): connections per artifact, the
+    /// size from which several may be used, and the run's total.
+    public var transfer: TransferPolicy = TransferPolicy()
 
     /// Creates policies; the defaults are described on each property.
     public init(
@@ -54,5 +58,29 @@ public struct SyncPolicies: Sendable, Hashable {
         self.partialRetentionHours = partialRetentionHours
         self.maxBytesPerSecond = maxBytesPerSecond
         self.network = network
+    }
+}
+
+/// `policies.transfer`: how many connections an artifact's transfer may open (the count adapts
+/// up to it, docs/transfers.md), from what size, and how many a run opens in all.
+public struct TransferPolicy: Sendable, Hashable {
+    /// The most connections one artifact's transfer opens (1…64; 1: always one stream).
+    /// Default `DownloadOptions.maxConnections` (16).
+    public var maxConnections: Int?
+    /// Artifacts of at least this many bytes may use several connections (1 MiB…1 TiB).
+    /// Default `DownloadOptions.parallelThreshold` (32 MiB).
+    public var parallelThresholdBytes: Int64?
+    /// The most connections the run opens at once over all its downloads (1…256; every
+    /// download keeps at least one). Default 32.
+    public var maxRunConnections: Int?
+
+    /// The run's total when the manifest gives none.
+    public static let defaultMaxRunConnections = 32
+
+    /// A policy; nil fields take the defaults.
+    public init(maxConnections: Int? = nil, parallelThresholdBytes: Int64? = nil, maxRunConnections: Int? = nil) {
+        self.maxConnections = maxConnections
+        self.parallelThresholdBytes = parallelThresholdBytes
+        self.maxRunConnections = maxRunConnections
     }
 }

@@ -91,6 +91,9 @@ extension SyncRun {
         var options = downloadOptions
         options.onResume = { [emit] kept in emit(.resumed(modelId: id, bytesKept: kept, totalBytes: target.size)) }
         options.onWaitingForNetwork = { [emit] in emit(.waitingForNetwork(modelId: id)) }
+        options.onDiscard = { [tally] discarded, fetched in
+            tally.withLock { $0.sourceWarnings.append("\(id): \(discarded) bytes discarded (\(fetched) of them fetched in this attempt) because the artifact's SHA-256 did not match; nothing was installed from them") }
+        }
         let run = options
         let directory = layout.directory
         let fetched = try await context.fetcher.fetch(id, target: target, store: { try StorageDirectory(url: directory) }, run: run, progress: progress,

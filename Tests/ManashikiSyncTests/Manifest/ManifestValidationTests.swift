@@ -48,6 +48,24 @@ struct ManifestValidationTests {
                 == "policies.maxBytesPerSecond")
     }
 
+    @Test("policies.transfer: a value out of range, of the wrong type, or an unknown key names its path", arguments: [
+        (#"{"maxConnections": 0}"#, "policies.transfer.maxConnections"),
+        (#"{"maxConnections": 65}"#, "policies.transfer.maxConnections"),
+        (#"{"maxConnections": "8"}"#, "policies.transfer.maxConnections"),
+        (#"{"parallelThresholdBytes": 1000}"#, "policies.transfer.parallelThresholdBytes"),
+        (#"{"maxRunConnections": 257}"#, "policies.transfer.maxRunConnections"),
+        (#"{"connections": 4}"#, "policies.transfer.connections"),
+    ])
+    func badTransfer(_ value: String, _ path: String) {
+        #expect(only(#"{"schemaVersion": 1, "policies": {"transfer": \#(value)}, "models": [{"id": "a"}]}"#)?.path == path)
+    }
+
+    @Test("policies.transfer is read into the download options of a run")
+    func transferPolicy() throws {
+        let manifest = try Manifest.decode(Data(#"{"schemaVersion": 1, "policies": {"transfer": {"maxConnections": 4, "parallelThresholdBytes": 2097152, "maxRunConnections": 6}}, "models": [{"id": "a"}]}"#.utf8))
+        #expect(manifest.policies.transfer == TransferPolicy(maxConnections: 4, parallelThresholdBytes: 2 << 20, maxRunConnections: 6))
+    }
+
     @Test("metrics.file must be a non-empty string; unknown metrics keys are named")
     func badMetrics() {
         #expect(only(#"{"schemaVersion": 1, "metrics": {"file": ""}, "models": [{"id": "a"}]}"#)?.path == "metrics.file")

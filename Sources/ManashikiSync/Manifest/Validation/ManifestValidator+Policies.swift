@@ -45,6 +45,16 @@ extension ManifestValidator {
             if let b = bool(n, "waitForConnectivity", at: "policies.network") { network.waitsForConnectivity = b }
             policies.network = network
         }
+        if let value = o["transfer"], let t = object(value, at: "policies.transfer", known: Self.transferKeys) {
+            policies.transfer = transferPolicy(t)
+        }
         return policies
+    }
+
+    /// `policies.transfer`: each field in its range (the problem names the field).
+    private mutating func transferPolicy(_ t: [String: JSONValue]) -> TransferPolicy {
+        TransferPolicy(maxConnections: int(t, "maxConnections", at: "policies.transfer", range: 1...64),
+                       parallelThresholdBytes: int(t, "parallelThresholdBytes", at: "policies.transfer", range: (1 << 20)...(1 << 40)).map(Int64.init),
+                       maxRunConnections: int(t, "maxRunConnections", at: "policies.transfer", range: 1...256))
     }
 }

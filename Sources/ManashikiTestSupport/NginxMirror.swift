@@ -1,7 +1,6 @@
 #if os(Linux) || os(macOS) // child processes (ManashikiProcess) exist on Linux and macOS only
 import Foundation
 import ManashikiRegistry
-import ManashikiTestSupport
 #if canImport(Glibc)
 import Glibc
 #elseif canImport(Darwin)
@@ -14,26 +13,29 @@ import Darwin
 /// With `tls`, it listens with TLS and that certificate (the TLS tests also give it their own
 /// `server` directives, e.g. a `proxy_pass` to the development registry); the error log is at
 /// level info, so each failed TLS handshake leaves a line there.
-final class NginxMirror: @unchecked Sendable {
-    static let executable = URL(fileURLWithPath: "/usr/sbin/nginx")
-    static var isInstalled: Bool { FileManager.default.isExecutableFile(atPath: executable.path) }
+package final class NginxMirror: @unchecked Sendable {
+    package static let executable = URL(fileURLWithPath: "/usr/sbin/nginx")
+    package static var isInstalled: Bool { FileManager.default.isExecutableFile(atPath: executable.path) }
 
-    let port: Int
-    let workdir: URL
+    package let port: Int
+    package let workdir: URL
     private let child: RunningChild
 
-    let isTLS: Bool
+    package let isTLS: Bool
 
-    var baseURL: String { "\(isTLS ? "https" : "http")://127.0.0.1:\(port)" }
-    var accessLog: String { (try? String(contentsOf: workdir.appendingPathComponent("access.log"), encoding: .utf8)) ?? "" }
-    var errorLog: String { (try? String(contentsOf: workdir.appendingPathComponent("error.log"), encoding: .utf8)) ?? "" }
+    package var baseURL: String { "\(isTLS ? "https" : "http")://127.0.0.1:\(port)" }
+    package var accessLog: String { (try? String(contentsOf: workdir.appendingPathComponent("access.log"), encoding: .utf8)) ?? "" }
+    package var errorLog: String { (try? String(contentsOf: workdir.appendingPathComponent("error.log"), encoding: .utf8)) ?? "" }
+    /// One line per request: `STATUS RANGE BODY_BYTES_SENT CONNECTION` (`-` for no `Range`), for
+    /// the transfer tests (which bytes each connection asked for and got).
+    package var rangeLog: String { (try? String(contentsOf: workdir.appendingPathComponent("ranges.log"), encoding: .utf8)) ?? "" }
 
-    convenience init(root: URL, tls: (certificate: URL, key: URL)? = nil) async throws {
+    package convenience init(root: URL, tls: (certificate: URL, key: URL)? = nil) async throws {
         try await self.init(server: "root \(root.path);\n    location /blobs/ { default_type application/octet-stream; }", tls: tls)
     }
 
     /// nginx with `server` as the body of its one server block (after `listen`).
-    init(server: String, tls: (certificate: URL, key: URL)? = nil) async throws {
+    package init(server: String, tls: (certificate: URL, key: URL)? = nil) async throws {
         isTLS = tls != nil
         workdir = FileManager.default.temporaryDirectory.appendingPathComponent("nginx-\(UUID().uuidString.prefix(8))")
         try FileManager.default.createDirectory(at: workdir.appendingPathComponent("tmp"), withIntermediateDirectories: true)
@@ -48,6 +50,8 @@ final class NginxMirror: @unchecked Sendable {
         http {
           log_format creds '$request_uri $status key=$http_x_api_key auth=$http_authorization';
           access_log \(w)/access.log creds;
+          log_format ranges '$status $http_range $body_bytes_sent $connection';
+          access_log \(w)/ranges.log ranges;
           client_body_temp_path \(w)/tmp; proxy_temp_path \(w)/tmp; fastcgi_temp_path \(w)/tmp;
           uwsgi_temp_path \(w)/tmp; scgi_temp_path \(w)/tmp;
           sendfile on;
@@ -88,14 +92,14 @@ final class NginxMirror: @unchecked Sendable {
         child = started.child
     }
 
-    func stop() async {
+    package func stop() async {
         child.send(SIGQUIT)
         _ = await child.finish(timeout: 10)
         try? FileManager.default.removeItem(at: workdir)
     }
 
     /// A port nothing listens on right now (bound to 0, read back, closed).
-    static func freePort() throws -> Int {
+    package static func freePort() throws -> Int {
         let fd = socket(AF_INET, POSIXSocket.streamType, 0)
         defer { close(fd) }
         var address = sockaddr_in()
@@ -111,7 +115,7 @@ final class NginxMirror: @unchecked Sendable {
     }
 
     /// Whether something accepts connections on the loopback port.
-    static func accepts(port: Int) -> Bool {
+    package static func accepts(port: Int) -> Bool {
         let fd = socket(AF_INET, POSIXSocket.streamType, 0)
         defer { close(fd) }
         var address = sockaddr_in()

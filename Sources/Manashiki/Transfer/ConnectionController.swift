@@ -1,0 +1,112 @@
+/// How many connections a parallel transfer runs, decided from what the transfer measures:
+/// never a fixed count.
+///
+/// 1. One connection, whose first request asks for `bytes=0-`. A 200 (the host ignores
+///    ranges) settles on one stream.
+/// 2. Once a 206 shows ranges are served, the rate of that one stream is measured over
+///    `measureWindow` (the baseline).
+/// 3. Then 2 connections, then twice as many each step (up to `maxConnections`): after
+///    `settleWindow` for the new ones to get going, the total rate is measured again; a step
+///    is kept only when it raised the rate by at least `minimumGain` (20 %). The first step
+///    that does not goes back to the count before it and stays there: a link that one stream
+///    already fills keeps one stream (beside a moment with two: on a capped link every added
+///    connection costs, 5–15 % for the second in the bench's measurements).
+/// 4. A 429 or 503 from the storage host halves the count and stops the growth.
+///
+/// Counts shrink at part boundaries (a connection takes no new part when there are too many),
+/// never by cutting a request.
+struct ConnectionController: Sendable {
+    /// Nanoseconds between decisions.
+    static let tick: UInt64 = 100_000_000
+    /// Nanoseconds new connections get before the rate is measured.
+    static let settleWindow: UInt64 = 200_000_000
+    /// Nanoseconds over which a rate is measured.
+    static let measureWindow: UInt64 = 400_000_000
+    /// The least rate increase (×) that keeps a step.
+    static let minimumGain = 1.2
+    /// The count of the first step after one stream.
+    static let firstStep = 2
+
+    /// A point of the transfer: when, and how many bytes were written by then.
+    struct Sample: Sendable, Equatable {
+        var time: UInt64
+        var bytes: Int64
+    }
+
+    enum Phase: Sendable, Equatable {
+        case probing
+        case baseline(Sample)
+        case settling(until: UInt64, previousRate: Double, previousCount: Int)
+        case measuring(Sample, previousRate: Double, previousCount: Int)
+        case settled
+    }
+
+    let maxConnections: Int
+    /// A fixed count once ranges are served (tests and benchmarks), instead of adapting.
+    let fixed: Int?
+    private(set) var target = 1
+    private(set) var phase = Phase.probing
+
+    init(maxConnections: Int, fixed: Int? = nil) {
+        self.maxConnections = max(1, maxConnections)
+        self.fixed = fixed.map { max(1, $0) }
+    }
+
+    /// What the transfer looks like at one tick.
+    struct Observation: Sendable {
+        var sample: Sample
+        /// A 206 answered a `Range` request.
+        var rangesServed: Bool
+        /// A 200 answered one: the host ignores ranges.
+        var rangesIgnored: Bool
+        /// The storage host answered 429 or 503 since the last tick.
+        var throttled: Bool
+    }
+
+    /// The connection count for now.
+    mutating func decide(_ o: Observation) -> Int {
+        if o.rangesIgnored { return settle(1) }
+        if o.throttled && phase != .probing { return settle(max(1, target / 2)) }
+        switch phase {
+        case .probing:
+            guard o.rangesServed else { return target }
+            if let fixed { return settle(min(fixed, maxConnections)) }
+            phase = .baseline(o.sample)
+        case .baseline(let start):
+            guard o.sample.time - start.time >= Self.measureWindow else { return target }
+            step(from: 1, rate: Self.rate(start, o.sample), now: o.sample.time, to: Self.firstStep)
+        case .settling(let until, let rate, let count):
+            if o.sample.time >= until { phase = .measuring(o.sample, previousRate: rate, previousCount: count) }
+        case .measuring(let start, let previous, let count):
+            guard o.sample.time - start.time >= Self.measureWindow else { return target }
+            let rate = Self.rate(start, o.sample)
+            guard rate >= previous * Self.minimumGain else { return settle(count) }
+            guard target < maxConnections else { return settle(target) }
+            step(from: target, rate: rate, now: o.sample.time, to: target * 2)
+        case .settled:
+            break
+        }
+        return target
+    }
+
+    private mutating func step(from count: Int, rate: Double, now: UInt64, to next: Int) {
+        let next = min(maxConnections, next)
+        guard next > count else {
+            phase = .settled
+            return
+        }
+        target = next
+        phase = .settling(until: now + Self.settleWindow, previousRate: rate, previousCount: count)
+    }
+
+    private mutating func settle(_ count: Int) -> Int {
+        target = count
+        phase = .settled
+        return target
+    }
+
+    private static func rate(_ a: Sample, _ b: Sample) -> Double {
+        guard b.time > a.time else { return 0 }
+        return Double(b.bytes - a.bytes) / Double(b.time - a.time)
+    }
+}
