@@ -1,5 +1,6 @@
 #if os(Linux)
 import Foundation
+import ManashikiCore
 
 /// What every suite shares: the options, where files go, how runs are separated, and the load
 /// average recorded at each round.
@@ -42,6 +43,24 @@ final class BenchContext {
 
     func tearDown() { scratch?.tearDown() }
 
+    /// The options that made this context, for a child bench that runs part of a suite
+    /// elsewhere (the `network` suite's capped link, inside its namespace).
+    var childArguments: [String] {
+        var args = ["--rounds", String(rounds), "--size-mib", String(sizeMiB), "--workdir", disk.path]
+        if let maxLoad { args += ["--max-load", String(maxLoad)] }
+        if let profileDirectory { args += ["--profile", profileDirectory.path] }
+        return args
+    }
+
+    /// The context a child bench given `childArguments` works in.
+    static func child(_ arguments: [String]) throws -> BenchContext {
+        let o: BenchOptions
+        do throws(UsageError) { o = try BenchOptions.parse(arguments, suites: []) } catch { throw BenchError(error.message) }
+        let context = BenchContext(rounds: o.rounds, sizeMiB: o.sizeMiB, disk: o.workdir, maxLoad: o.maxLoad)
+        context.profileDirectory = o.profile
+        return context
+    }
+
     /// An empty directory `name` under `base`.
     func freshDirectory(_ base: URL, _ name: String) throws -> URL {
         let url = base.appendingPathComponent(name)
@@ -63,6 +82,7 @@ enum BenchSuites {
     static let all: [BenchSuite] = [
         DownloadBench.suite,
         FleetBench.suite,
+        NetworkBench.suite,
         ScaleBench.bigSuite,
         ScaleBench.noopSuite,
         ScaleBench.verifySuite,

@@ -27,7 +27,7 @@ struct BenchOptions: Sendable, Equatable {
         Option(["--rounds"], "N", help: "runs of every tool; medians of these, with min and max (default 5)") { o, v in
             o.rounds = try positiveInteger("--rounds", v)
         },
-        Option(["--size-mib"], "N", help: "size of the single download (default 1024)") { o, v in
+        Option(["--size-mib"], "N", help: "size of the `download` suite's artifact (default 1024; `network` uses 256)") { o, v in
             o.sizeMiB = try positiveInteger("--size-mib", v)
         },
         Option(["--workdir"], "DIR", help: """
@@ -36,7 +36,7 @@ struct BenchOptions: Sendable, Equatable {
             """) { o, v in o.workdir = URL(fileURLWithPath: v) },
         Option(["--max-load"], "X", help: "before each round, wait (up to 2 min) for a 1-minute load average ≤ X") { o, v in
             guard let x = Double(v), x.isFinite, x >= 0 else {
-                throw OptionError("--max-load needs a load average such as 2 or 1.5, not \"\(v)\"")
+                throw UsageError("--max-load needs a load average such as 2 or 1.5, not \"\(v)\"")
             }
             o.maxLoad = x
         },
@@ -48,22 +48,22 @@ struct BenchOptions: Sendable, Equatable {
     ])
 
     /// A whole number of at least 1.
-    static func positiveInteger(_ name: String, _ text: String) throws(OptionError) -> Int {
-        guard let n = Int(text), n >= 1 else { throw OptionError("\(name) needs a whole number of at least 1, not \"\(text)\"") }
+    static func positiveInteger(_ name: String, _ text: String) throws(UsageError) -> Int {
+        guard let n = Int(text), n >= 1 else { throw UsageError("\(name) needs a whole number of at least 1, not \"\(text)\"") }
         return n
     }
 
     /// Parses `arguments` (without the program name); `suites` are the names a suite argument may take.
     /// `-h`/`--help` anywhere wins over everything else, so `--rounds --help` still shows help.
-    static func parse(_ arguments: [String], suites: [String]) throws(OptionError) -> BenchOptions {
+    static func parse(_ arguments: [String], suites: [String]) throws(UsageError) -> BenchOptions {
         var options = BenchOptions()
         if arguments.contains("--help") || arguments.contains("-h") { options.wantsHelp = true; return options }
         try table.parse(arguments, into: &options,
-            unknown: { OptionError("unknown option \($0)") },
-            positional: { word, options, _ throws(OptionError) in
+            unknown: { UsageError("unknown option \($0)") },
+            positional: { word, options, _ throws(UsageError) in
                 if word == "all" { options.suites = suites; return }
                 guard suites.contains(word) else {
-                    throw OptionError("unknown suite \(word); the suites are all, \(suites.joined(separator: ", "))")
+                    throw UsageError("unknown suite \(word); the suites are all, \(suites.joined(separator: ", "))")
                 }
                 options.suites.append(word)
             })
@@ -88,8 +88,10 @@ struct BenchOptions: Sendable, Equatable {
         come from wait4, peak RSS from GNU time's %M (/usr/bin/time; wait4's figure without it). Tools alternate run by run, each after its output is removed
         and the page cache flushed (sync + drop_caches when permitted, else sync).
         Needs curl, python3, openssl, sha256sum, nginx (apt-get install -y nginx-light) and
-        rclone (apt-get install -y rclone; its figures are skipped without it). About 20 GB of
-        disk under --workdir and 4 GB of RAM for the tmpfs.
+        rclone (apt-get install -y rclone; its figures are skipped without it); `network` also
+        aria2 and iproute2 (apt-get install -y aria2 iproute2), hf_transfer (pip install
+        hf-transfer) and root for its capped link (a network namespace with tc tbf; skipped,
+        saying so, otherwise). About 20 GB of disk under --workdir and 4 GB of RAM for the tmpfs.
 
         Run it in release mode: swift run -c release manashiki-bench
         Progress goes to stderr; the report (Markdown tables) to stdout.

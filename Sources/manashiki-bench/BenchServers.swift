@@ -11,8 +11,10 @@ struct BenchServers {
     let nginx: Nginx?
 
     /// Starts the registry with generated artifacts `(id, size, seed)` cached under `source`;
-    /// with `nginx`, also nginx serving them from `source/www`.
-    init(source: URL, models: [(String, Int, UInt64)], nginx withNginx: Bool = true) throws {
+    /// with `nginx`, also nginx serving them from `source/www` (shaped by `options`, its files
+    /// under `source/<label>`).
+    init(source: URL, models: [(String, Int, UInt64)], nginx withNginx: Bool = true,
+         options: Nginx.Options = Nginx.Options(), label: String = "nginx") throws {
         var catalog = RegistryCatalog()
         catalog.keys = [RegistryKey(secret: Self.key)]
         for (id, size, seed) in models {
@@ -33,9 +35,18 @@ struct BenchServers {
             try? FileManager.default.removeItem(at: target.appendingPathComponent("1.0.0"))
             try FileManager.default.linkItem(at: artifact, to: target.appendingPathComponent("1.0.0"))
         }
-        let nginxDir = source.appendingPathComponent("nginx")
+        let nginxDir = source.appendingPathComponent(label)
         try FileManager.default.createDirectory(at: nginxDir, withIntermediateDirectories: true)
-        nginx = try Nginx(root: www, workdir: nginxDir)
+        nginx = try Nginx(root: www, workdir: nginxDir, options: options)
+    }
+
+    /// Makes the registry's `/api/download` answer hand out nginx's URL of each artifact as
+    /// its signed URL, so that a client that cannot be rewired (the `manashiki-sync` command
+    /// line, the SDK with its own default transport) downloads from nginx like every peer.
+    func handOutNginxURLs(_ ids: [String]) {
+        for id in ids {
+            registry.setFault(.downloadURL(.url(blobURL(id))), modelId: id, endpoint: .download)
+        }
     }
 
     func stop() {

@@ -13,6 +13,7 @@ enum ChildModes {
         case "_sync": try await sync(args)
         case "_verify": try await verify(args)
         case "_agent": await HerdBench.agent(args)
+        case "_network": try network(args)
         default: throw BenchError("unknown mode \(mode)")
         }
     }
@@ -36,6 +37,17 @@ enum ChildModes {
         }
         let peak = peakRSSKiB()
         print("sha=\(model.sha256) progress=\(reports.withLock { $0 }) idleKiB=\(idle) maxKiB=\(peak) growthKiB=\(max(0, peak - idle))")
+    }
+
+    /// `_network LINK OPTIONS…`: one link of the `network` suite, measured here (inside the
+    /// namespace the parent made for the capped link); its tables go to stdout.
+    static func network(_ args: [String]) throws {
+        guard let name = args.first, let link = NetworkBench.Link(rawValue: name) else { throw BenchError("_network needs a link: throttled, capped or loopback") }
+        let context = try BenchContext.child(Array(args.dropFirst()))
+        defer { context.tearDown() }
+        try NetworkBench(context: context).measure(link)
+        let loads = context.loads
+        print(String(format: "\nLoad average (1 min) at the start of the \(link.rawValue) rounds: median %.2f, min %.2f, max %.2f.", median(loads), loads.min() ?? 0, loads.max() ?? 0))
     }
 
     /// `_hash FILE`: SHA-256 of a file in 4 MiB reads (`FileDigest`, as the agent hashes).

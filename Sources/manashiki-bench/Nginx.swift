@@ -4,9 +4,19 @@ import Foundation
 /// nginx (Debian's package) serving a directory on a loopback port, for reference downloads
 /// that every tool fetches from the same server.
 final class Nginx {
+    /// How the server is shaped beyond serving files.
+    struct Options {
+        /// nginx's `limit_rate` for every response (per connection), e.g. `16m` (16 MiB/s); nil: none.
+        var limitRate: String?
+        /// Log every request (`NginxAccessLog`'s format) into `access.log` under the workdir.
+        var accessLog = false
+    }
+
     let port: Int
     let root: URL
     private let workdir: URL
+    /// The access log, when `Options.accessLog`.
+    let accessLog: NginxAccessLog?
 
     static var isInstalled: Bool {
         ["/usr/sbin/nginx", "/usr/bin/nginx"].contains { FileManager.default.isExecutableFile(atPath: $0) }
@@ -14,12 +24,16 @@ final class Nginx {
 
     /// Starts nginx as a daemon with a private configuration; `root` is served with autoindex
     /// (rclone's HTTP backend lists directories that way).
-    init(root: URL, workdir: URL) throws {
+    init(root: URL, workdir: URL, options: Options = Options()) throws {
         guard Self.isInstalled else {
             throw BenchError("nginx is not installed: apt-get install -y nginx-light (or nginx)")
         }
         self.root = root
         self.workdir = workdir
+        let log = options.accessLog ? NginxAccessLog(url: workdir.appendingPathComponent("access.log")) : nil
+        accessLog = log
+        let logging = log.map { "log_format bench '\(NginxAccessLog.format)';\n  access_log \($0.url.path) bench;" } ?? "access_log off;"
+        let limit = options.limitRate.map { "limit_rate \($0);" } ?? ""
         var chosen = 0
         for candidate in (0..<20).map({ _ in Int.random(in: 20000...60000) }) {
             let config = """
@@ -29,7 +43,7 @@ final class Nginx {
             error_log \(workdir.path)/nginx-error.log;
             events { worker_connections 512; }
             http {
-              access_log off;
+              \(logging)
               sendfile on;
               tcp_nopush on;
               keepalive_requests 10000;
@@ -42,6 +56,7 @@ final class Nginx {
                 listen 127.0.0.1:\(candidate);
                 root \(root.path);
                 autoindex on;
+                \(limit)
               }
             }
             """

@@ -30,5 +30,14 @@ struct BenchCommandTests {
         #expect(result.stdout.isEmpty)
         #expect(result.stderr == "manashiki-bench: --rounds needs a whole number of at least 1, not \"0\" (`manashiki-bench --help` lists the suites and options)\n")
     }
+
+    @Test("the network suite's child mode refuses a link it does not know, exit 1, before anything runs")
+    func unknownLink() throws {
+        try #require(FileManager.default.isExecutableFile(atPath: Self.binary.path), "build the manashiki-bench product first")
+        let result = RunningChild.run(Self.binary, ["_network", "satellite", "--rounds", "1"])
+        #expect(result.status == 1)
+        #expect(result.stdout.isEmpty)
+        #expect(result.stderr == "manashiki-bench: _network needs a link: throttled, capped or loopback\n")
+    }
 }
 #endif
