@@ -10,7 +10,9 @@ extension Planner {
             if input.demanded.contains(id) {
                 // Asked for but not for this device: the caller must hear it, not a silent skip.
                 if case .skip(.filteredOut) = item.action {
-                    return PlanItem(modelId: id, action: .blocked(.incompatible([item.reason])), reason: "asked for, but \(item.reason)")
+                    let platforms = input.manifest.models.first { $0.id == id }?.platforms ?? []
+                    return PlanItem(modelId: id, action: .blocked(.incompatible([.platform(supported: platforms, device: input.device.platform)])),
+                                    reason: "asked for, but \(item.reason)")
                 }
                 return item
             }
