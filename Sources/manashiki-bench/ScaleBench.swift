@@ -142,10 +142,36 @@ struct ScaleBench {
             })
         }
         try? FileManager.default.removeItem(at: dir)
+        let budgeted = try budgetPlans(n, state: state, files: files, catalog: catalog, rounds: max(context.rounds, 3))
         printTable("Planner and state file at \(n) entries (in process, medians of \(plans.count))", [
             Figure(name: "plan of \(n) manifest entries", value: median(plans), unit: "s", target: 0.2),
+            Figure(name: "plan of \(n) entries with a store.budget evicting \(n / 4) (half optional, last uses recorded)", value: median(budgeted), unit: "s", target: 0.2),
             Figure(name: "state file load with \(n) entries", value: median(loads), unit: "s", target: 0.2),
         ])
+    }
+
+    /// Plans of the same store under a budget of 75% of what is installed, half the models
+    /// optional with recorded last uses: a quarter of the models are evicted, least recently used first.
+    private func budgetPlans(_ n: Int, state: StoreState, files: [String: StoreSnapshot.File], catalog: [ModelEntry], rounds: Int) throws -> [Double] {
+        let models = catalog.enumerated().map { i, entry in
+            ModelSpec(id: entry.modelId, modelClass: i % 2 == 0 ? .required : .optional, priority: i % 7)
+        }
+        let budget = StoreBudget(maxBytes: Int64(n) * 1000 * 3 / 4)
+        let manifest = Manifest(store: StoreSettings(directory: "/tmp/planner-bench", prune: PrunePolicy(maxDeletes: n), budget: budget), models: models)
+        var input = PlanInput(manifest: manifest, device: .current, snapshot: StoreSnapshot(state: state, files: files), catalog: catalog)
+        for (i, spec) in models.enumerated() where spec.modelClass == .optional {
+            input.lastUse[spec.id] = Date(timeIntervalSince1970: 1_700_000_000 + Double((i * 7919) % n))
+        }
+        var times: [Double] = []
+        for _ in 1...rounds {
+            times.append(try timed {
+                let plan = Planner.plan(input)
+                guard plan.refusal == nil, plan.evictions.count == n / 4, let b = plan.budget, b.plannedBytes <= b.capacityBytes else {
+                    throw BenchError("unexpected budget plan")
+                }
+            })
+        }
+        return times
     }
 
     // MARK: Helpers

@@ -22,6 +22,13 @@ public struct StoreBudget: Sendable, Hashable {
         self.keepFreeBytes = keepFreeBytes
     }
 
+    /// The arithmetic of this budget for a store whose model files take `usedBytes` on a volume
+    /// with `freeBytes` free (nil: unknown): the capacity and the limit that sets it, as the
+    /// planner computes them (`BudgetPlan.plannedBytes` is `usedBytes`).
+    public func arithmetic(usedBytes: Int64, freeBytes: Int64?) -> BudgetPlan {
+        Planner.capacity(self, used: usedBytes, free: freeBytes)
+    }
+
     /// The largest budget figure a manifest may give (1 PiB): anything larger is a unit mistake.
     public static let largest: Int64 = 1 << 50
 }

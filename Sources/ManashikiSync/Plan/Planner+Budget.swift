@@ -64,7 +64,9 @@ extension Planner {
         if evicted.count > allowance {
             return refuse(.deleteLimit(needed: evicted.count + ledger.prunes, max: input.manifest.store.prune.maxDeletes), [], mustStay)
         }
-        for e in evicted { items[e.index] = evictItem(items[e.index], e, arithmetic, input) }
+        let dates = evicted.isEmpty ? nil : ISO8601DateFormatter() // one per plan: a formatter is costly to make
+        let limit = arithmetic.limitText
+        for e in evicted { items[e.index] = evictItem(items[e.index], e, limit: limit, input, dates: dates!) }
 
         // 4. Optional newcomers fill what is left, in priority order.
         var left = room - keptBytes
@@ -174,16 +176,16 @@ extension Planner {
         return a.index < b.index
     }
 
-    static func evictItem(_ item: PlanItem, _ e: Evictable, _ budget: BudgetPlan, _ input: PlanInput) -> PlanItem {
+    static func evictItem(_ item: PlanItem, _ e: Evictable, limit: String, _ input: PlanInput, dates: ISO8601DateFormatter) -> PlanItem {
         let version: String?
         switch item.action {
         case .keep(let v), .verify(let v, _, _): version = v
         case .replace(let from, _, _): version = from
         default: version = input.snapshot.state.models[item.modelId]?.version
         }
-        let used = input.lastUse[item.modelId].map { "last used \(BudgetText.date($0))" } ?? "never used since it was installed \(BudgetText.date(e.lastUse))"
+        let used = input.lastUse[item.modelId].map { "last used \(BudgetText.date($0, dates))" } ?? "never used since it was installed \(BudgetText.date(e.lastUse, dates))"
         return PlanItem(modelId: item.modelId, action: .evict(version: version, size: e.onDisk, lastUsed: input.lastUse[item.modelId]),
-                        reason: "evicted to stay within \(budget.limitText): the least recently used optional or on-demand model (\(used)); frees \(ByteSize.text(e.onDisk))")
+                        reason: "evicted to stay within \(limit): the least recently used optional or on-demand model (\(used)); frees \(ByteSize.text(e.onDisk))")
     }
 
     static func leftOutItem(_ item: PlanItem, needed: Int64, available: Int64, _ budget: BudgetPlan) -> PlanItem {
@@ -201,8 +203,8 @@ extension Planner.BudgetLedger {
 
 /// Dates in plan reasons: `2026-12-02T04:00:00Z` (the same on every machine).
 enum BudgetText {
-    static func date(_ date: Date) -> String {
+    static func date(_ date: Date, _ formatter: ISO8601DateFormatter) -> String {
         guard date > Date(timeIntervalSince1970: 0) else { return "at an unknown time" }
-        return ISO8601DateFormatter().string(from: date)
+        return formatter.string(from: date)
     }
 }

@@ -17,6 +17,10 @@ package struct StatusCommand: Sendable {
         var inManifest: Bool?
         /// Who claims the model in a shared store (`store.owner`); nil when not recorded.
         var owners: [String]?
+        /// The manifest's class (`required`, `optional`, `onDemand`); nil when not in the manifest.
+        var modelClass: String?
+        /// The last recorded use (`StoreUsage`).
+        var lastUsed: Date?
     }
 
     /// The context.
@@ -41,15 +45,57 @@ package struct StatusCommand: Sendable {
         case .unusable(let why): note = "\(why): the next sync re-hashes every file"
         case .newer(let version): note = StateFile.newerFormatMessage(version)
         }
-        let rows = Self.rows(state: state, identities: StoreScanner.identities(layout), manifest: manifest)
+        let usage = StoreUsage.read(layout).usage.lastUse
+        let rows = Self.rows(state: state, identities: StoreScanner.identities(layout), manifest: manifest).map { row in
+            var row = row
+            row.modelClass = manifest?.models.first { $0.id == row.modelId }?.modelClass.rawValue
+            row.lastUsed = usage[row.modelId]
+            return row
+        }
         let lastRun = LastRunRecord.read(layout)
         let partials = StorageDirectory.keptPartials(in: layout)
+        let installed = rows.filter { $0.file == "ok" || $0.file == "modified" }.compactMap(\.bytes).reduce(0, +)
+        let budget = manifest?.store.budget.map { $0.arithmetic(usedBytes: installed, freeBytes: DiskSpace.available(at: layout.directory)) }
+        let view = View(store: layout.directory, rows: rows, partials: partials, lastRun: lastRun, note: note, budget: budget,
+                        showsClasses: manifest.map { m in m.store.budget != nil || m.models.contains { $0.modelClass != .required } } ?? false || !usage.isEmpty)
         if context.global.json {
-            writeJSON(store: layout.directory, rows: rows, partials: partials, lastRun: lastRun, note: note)
+            writeJSON(view)
         } else if context.global.verbosity > .quiet {
-            writeText(store: layout.directory, rows: rows, partials: partials, lastRun: lastRun, note: note)
+            writeText(view)
         }
         return .success
+    }
+
+    /// What `status` shows.
+    struct View {
+        var store: URL
+        var rows: [Row]
+        var partials: [StorageDirectory.KeptPartial]
+        var lastRun: LastRunRecord?
+        var note: String?
+        /// The budget's arithmetic now (`freeBytes` of the volume), when the manifest has one.
+        var budget: BudgetPlan?
+        /// Whether the CLASS and LAST USED columns are shown (a budget, a class, or a recorded use).
+        var showsClasses: Bool
+        var installedBytes: Int64 { rows.filter { $0.file == "ok" || $0.file == "modified" }.compactMap(\.bytes).reduce(0, +) }
+    }
+
+    /// A row's cells: MODEL, VERSION, SIZE, FILE, IN MANIFEST, then CLASS and LAST USED, then OWNERS.
+    static func cells(_ r: Row, classes: Bool, shared: Bool) -> [String] {
+        var cells = [r.modelId, r.version ?? "-", r.bytes.map(ByteFormat.bytes) ?? "-", r.file, r.inManifest.map { $0 ? "yes" : "no" } ?? "-"]
+        // UTC to the minute (`2026-12-02 05:31`): the table's last column must fit a terminal.
+        if classes { cells += [r.modelClass ?? "-", r.lastUsed.map { ISO8601DateFormatter().string(from: $0).prefix(16).replacingOccurrences(of: "T", with: " ") } ?? "never"] }
+        if shared { cells.append(r.owners.flatMap { $0.isEmpty ? nil : $0.joined(separator: ",") } ?? "-") }
+        return cells
+    }
+
+    /// `Budget: 3.00 GiB for models (store.budget.maxBytes); 2.10 GiB used, 921.6 MiB left.`
+    static func budgetLine(_ b: BudgetPlan, used: Int64, free: Int64?) -> String {
+        let capacity = b.capacityBytes == Int64.max ? "no limit (the volume's free space is unknown)" : ByteFormat.bytes(b.capacityBytes)
+        var text = "Budget: \(capacity) for models (\(b.limitName)); \(ByteFormat.bytes(used)) used"
+        if b.capacityBytes != Int64.max { text += used > b.capacityBytes ? ", \(ByteFormat.bytes(used - b.capacityBytes)) over (the next sync evicts)" : ", \(ByteFormat.bytes(b.capacityBytes - used)) left" }
+        if let free { text += "; \(ByteFormat.bytes(free)) free on the volume" }
+        return text + "."
     }
 
     /// The rows: recorded models, untracked files, then manifest models not installed.
@@ -78,24 +124,25 @@ package struct StatusCommand: Sendable {
         return rows.sorted { $0.modelId < $1.modelId }
     }
 
-    private func writeText(store: URL, rows: [Row], partials: [StorageDirectory.KeptPartial], lastRun: LastRunRecord?, note: String?) {
-        let console = context.console
-        console.line("Store: \(store.path)")
-        if let note { console.line("Note: \(note)") }
+    private func writeText(_ view: View) {
+        let console = context.console, rows = view.rows, lastRun = view.lastRun
+        console.line("Store: \(view.store.path)")
+        if let note = view.note { console.line("Note: \(note)") }
         if !rows.isEmpty {
             // Owners matter only in a shared store: the column shows once any owner is named.
             let shared = rows.contains { ($0.owners ?? []).contains { $0 != "default" } }
+            let classes = view.showsClasses
             let table = SummaryTable.render(
-                headers: ["MODEL", "VERSION", "SIZE", "FILE", "IN MANIFEST"] + (shared ? ["OWNERS"] : []),
-                rows: rows.map { [$0.modelId, $0.version ?? "-", $0.bytes.map(ByteFormat.bytes) ?? "-", $0.file,
-                                  $0.inManifest.map { $0 ? "yes" : "no" } ?? "-"]
-                                  + (shared ? [$0.owners.flatMap { $0.isEmpty ? nil : $0.joined(separator: ",") } ?? "-"] : []) },
+                headers: ["MODEL", "VERSION", "SIZE", "FILE", "IN MANIFEST"] + (classes ? ["CLASS", "LAST USED (UTC)"] : []) + (shared ? ["OWNERS"] : []),
+                rows: rows.map { Self.cells($0, classes: classes, shared: shared) },
                 width: console.width)
             table.forEach(console.line)
         }
-        let total = rows.filter { $0.file == "ok" || $0.file == "modified" }.compactMap(\.bytes).reduce(0, +)
-        console.line("Installed: \(rows.filter { $0.version != nil && $0.file != "missing" }.count) model(s), \(ByteFormat.bytes(total))")
-        PartialsView.lines(partials, now: console.date()).forEach(console.line)
+        console.line("Installed: \(rows.filter { $0.version != nil && $0.file != "missing" }.count) model(s), \(ByteFormat.bytes(view.installedBytes))")
+        if let budget = view.budget {
+            console.line(Self.budgetLine(budget, used: view.installedBytes, free: DiskSpace.available(at: view.store)))
+        }
+        PartialsView.lines(view.partials, now: console.date()).forEach(console.line)
         if let run = lastRun {
             let ago = DurationText.approximate(max(0, console.date().timeIntervalSince(run.finishedAt)))
             var line = "Last sync: \(JSONEventWriter.timestamp(run.finishedAt)) (\(ago) ago): \(run.outcome), exit \(run.exitCode)"
@@ -110,17 +157,23 @@ package struct StatusCommand: Sendable {
         }
     }
 
-    private func writeJSON(store: URL, rows: [Row], partials: [StorageDirectory.KeptPartial], lastRun: LastRunRecord?, note: String?) {
-        let models = rows.map { r in
-            StatusModelFields(modelId: r.modelId, version: r.version, bytes: r.bytes, sha256: r.sha256, file: r.file, inManifest: r.inManifest, owners: r.owners)
+    private func writeJSON(_ view: View) {
+        let models = view.rows.map { r in
+            StatusModelFields(modelId: r.modelId, version: r.version, bytes: r.bytes, sha256: r.sha256, file: r.file, inManifest: r.inManifest, owners: r.owners,
+                              class: r.modelClass, lastUsed: r.lastUsed.map(JSONEventWriter.timestamp))
         }
-        let last = lastRun.map { run in
+        let last = view.lastRun.map { run in
             LastRunFields(command: run.command, startedAt: JSONEventWriter.timestamp(run.startedAt), finishedAt: JSONEventWriter.timestamp(run.finishedAt),
                           outcome: run.outcome, exitCode: Int(run.exitCode), counts: run.counts, bytesDownloaded: run.bytesDownloaded, error: run.error)
         }
+        let budget = view.budget.map { b in
+            StatusBudgetFields(maxBytes: b.budget.maxBytes, keepFreeBytes: b.budget.keepFreeBytes,
+                               capacityBytes: b.capacityBytes == Int64.max ? nil : b.capacityBytes, limitedBy: b.limitedBy.rawValue,
+                               usedBytes: view.installedBytes, freeBytes: DiskSpace.available(at: view.store))
+        }
         JSONEventWriter(console: context.console).emit("summary", StatusSummaryFields(
-            store: store.path, models: models, lastRun: last, note: note, partials: PartialsView.fields(partials, now: context.console.date()),
-            installedBytes: rows.filter { $0.file == "ok" || $0.file == "modified" }.compactMap(\.bytes).reduce(0, +)))
+            store: view.store.path, models: models, lastRun: last, note: view.note, partials: PartialsView.fields(view.partials, now: context.console.date()),
+            installedBytes: view.installedBytes, budget: budget))
     }
 }
 
@@ -133,6 +186,21 @@ private struct StatusModelFields: Encodable {
     var file: String
     @Null var inManifest: Bool?
     @Null var owners: [String]?
+    /// The manifest's class; null when not in the manifest (or no manifest).
+    @Null var `class`: String?
+    /// The last recorded use (ISO 8601); null when none.
+    @Null var lastUsed: String?
+}
+
+/// `store.budget` now, in the `status` summary.
+private struct StatusBudgetFields: Encodable {
+    @Null var maxBytes: Int64?
+    @Null var keepFreeBytes: Int64?
+    /// Null when only keepFreeBytes is set and the volume's free space is unknown.
+    @Null var capacityBytes: Int64?
+    var limitedBy: String
+    var usedBytes: Int64
+    @Null var freeBytes: Int64?
 }
 
 /// The last run's record, in the `status` summary.
@@ -160,4 +228,6 @@ private struct StatusSummaryFields: Encodable {
     @Null var error: ErrorFields? = nil
     var partials: [PartialFields]
     var installedBytes: Int64
+    /// The budget's arithmetic; null without a `store.budget`.
+    @Null var budget: StatusBudgetFields?
 }

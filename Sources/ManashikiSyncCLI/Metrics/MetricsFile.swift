@@ -19,6 +19,8 @@ struct MetricsFile {
                            durationSeconds: max(0, finished.timeIntervalSince(started)), models: ResultView.counts(report.results))
         m.downloadedBytes = report.bytesDownloaded
         m.hashedBytes = report.bytesHashed
+        m.budget = report.plan?.budget
+        m.evictedBytes = report.results.filter { $0.status == .evicted }.compactMap { ResultView.bytes($0.planned.action) }.reduce(0, +)
         if case .loaded(let state) = StateFile.read(StoreLayout(directory: store)) {
             m.installed = (state.models.count, state.models.values.reduce(0) { $0 + $1.size })
             for result in report.results {

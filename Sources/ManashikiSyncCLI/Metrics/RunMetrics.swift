@@ -31,12 +31,16 @@ struct RunMetrics {
     var hashedBytes: Int64 = 0
     /// The installed models and their bytes after the run, when the store's state could be read.
     var installed: (count: Int, bytes: Int64)?
+    /// The plan's budget arithmetic, when the manifest has a `store.budget`.
+    var budget: BudgetPlan?
+    /// Bytes the run's evictions freed (only those that ran).
+    var evictedBytes: Int64 = 0
 
     /// Every outcome word a run can end with; each gets a 0/1 series.
     static let outcomes = ["in-sync", "changed", "partial-failure", "failed", "locked", "refused", "cancelled",
                            "manifest-error", "key-error"]
     /// Every result status; each gets a series.
-    static let statuses = ["unchanged", "installed", "replaced", "verified", "pruned", "skipped", "blocked", "not-run", "failed"]
+    static let statuses = ["unchanged", "installed", "replaced", "verified", "pruned", "evicted", "skipped", "blocked", "not-run", "failed"]
 
     /// The exposition text (HELP and TYPE for every family, `\n` line ends, a final newline).
     var text: String {
@@ -65,7 +69,19 @@ struct RunMetrics {
             one("store_size_bytes", "Bytes of the models installed in the store after the last sync run.", String(installed.bytes))
             one("models_installed", "Models installed in the store after the last sync run.", String(installed.count))
         }
+        if let budget { budgetFamilies(budget, one) }
         return out
+    }
+
+    /// `store.budget`: the capacity the plan worked with, the limits as written, what the
+    /// evictions freed (the number of evictions is `last_run_models{status="evicted"}`).
+    private func budgetFamilies(_ b: BudgetPlan, _ one: (String, String, String) -> Void) {
+        if b.capacityBytes != Int64.max {
+            one("store_budget_bytes", "Bytes the store's models may take (store.budget: maxBytes, or the volume's free space less keepFreeBytes, whichever is smaller), as the last sync run planned.", String(b.capacityBytes))
+        }
+        if let max = b.budget.maxBytes { one("store_budget_max_bytes", "store.budget.maxBytes.", String(max)) }
+        if let keep = b.budget.keepFreeBytes { one("store_budget_keep_free_bytes", "store.budget.keepFreeBytes.", String(keep)) }
+        one("last_run_evicted_bytes", "Bytes the last sync run evicted to stay within store.budget.", String(evictedBytes))
     }
 
     /// Whole seconds since the epoch (the last-run record keeps whole seconds too, so a success

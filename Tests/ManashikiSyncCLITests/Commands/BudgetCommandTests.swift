@@ -99,10 +99,16 @@ struct BudgetCommandTests {
         #expect(evicted["action"] as? String == "evict")
         #expect(evicted["bytes"] as? Int == 30 << 10)
         #expect((evicted["reason"] as? String)?.contains("least recently used") == true)
-        let sync = try await f.run(["sync"])
+        let sync = try await f.run(["sync", "--metrics-file", "budget.prom"])
         #expect(sync.status == 0, "\(sync.all)")
         #expect(f.installed() == ["big", "req"])
         #expect(sync.stdout.contains("1 evicted"), "\(sync.stdout)")
+        let metrics = try String(contentsOf: f.directory.appendingPathComponent("budget.prom"), encoding: .utf8)
+        for series in ["manashiki_sync_store_budget_bytes{store=", "manashiki_sync_store_budget_max_bytes{store=", "manashiki_sync_last_run_evicted_bytes{store="] {
+            #expect(metrics.contains(series), "\(metrics)")
+        }
+        #expect(metrics.contains("} 102400\n") && metrics.contains("manashiki_sync_last_run_evicted_bytes") && metrics.contains("} 30720\n"), "\(metrics)")
+        #expect(metrics.contains(#"status="evicted"} 1"#), "\(metrics)")
     }
 
     @Test("required models alone over the budget: nothing moves, sync exits 3, plan exits 1, both name the models and bytes")

@@ -54,6 +54,17 @@ struct EnsureCommandTests {
         #expect(f.installed() == ["d1", "d3", "req"])
         let results = try #require(r.summary()["models"] as? [[String: Any]])
         #expect(results.first { $0["modelId"] as? String == "d2" }?["status"] as? String == "evicted")
+        let status = try await f.run(["status"])
+        #expect(status.stdout.contains("Budget: 100.0 KiB for models (store.budget.maxBytes); 100.0 KiB used, 0 B left"), "\(status.stdout)")
+        let d1 = try #require(status.stdout.split(separator: "\n").first { $0.hasPrefix("d1 ") })
+        #expect(d1.contains("onDemand") && d1.range(of: #"\d{4}-\d{2}-\d{2} \d{2}:\d{2}$"#, options: .regularExpression) != nil, "\(d1)") // class, last use
+        let json = try await f.run(["status", "--json"])
+        let models = try #require(json.summary()["models"] as? [[String: Any]])
+        #expect(models.first { $0["modelId"] as? String == "d1" }?["class"] as? String == "onDemand")
+        #expect(models.first { $0["modelId"] as? String == "d1" }?["lastUsed"] is String)
+        #expect(models.first { $0["modelId"] as? String == "req" }?["lastUsed"] is NSNull)
+        let budget = try #require(json.summary()["budget"] as? [String: Any])
+        #expect(budget["usedBytes"] as? Int == 100 << 10 && budget["capacityBytes"] as? Int == 100 << 10)
         // The next sync leaves the on-demand models as they are: within budget, nothing to do.
         let sync = try await f.run(["sync"])
         #expect(sync.status == 0 && f.installed() == ["d1", "d3", "req"], "\(sync.all)")

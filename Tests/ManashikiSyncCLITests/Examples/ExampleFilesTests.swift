@@ -216,7 +216,7 @@ struct ExampleFilesTests {
 
     // MARK: Manifests
 
-    static let manifests = ["app-restore.json", "fleet.json", "image-provisioning.json", "oci-registry.json", "server.json"]
+    static let manifests = ["app-restore.json", "fleet.json", "image-provisioning.json", "oci-registry.json", "phone.json", "server.json"]
 
     static func checkSchema(_ urls: [URL]) async throws -> ExternalTool.Result {
         try await ExternalTool.run("check-jsonschema", ["--schemafile", examples.appendingPathComponent("manifest.schema.json").path] + urls.map(\.path))

@@ -8,7 +8,7 @@ struct ExampleManifestTests {
         .deletingLastPathComponent().deletingLastPathComponent().deletingLastPathComponent().deletingLastPathComponent()
         .appendingPathComponent("examples")
 
-    @Test("every example manifest validates", arguments: ["fleet.json", "app-restore.json", "image-provisioning.json", "oci-registry.json", "server.json"])
+    @Test("every example manifest validates", arguments: ["fleet.json", "app-restore.json", "image-provisioning.json", "oci-registry.json", "phone.json", "server.json"])
     func validates(_ name: String) throws {
         let manifest = try Manifest.load(contentsOf: Self.examples.appendingPathComponent("manifests/\(name)"))
         #expect(!manifest.models.isEmpty)
@@ -17,7 +17,7 @@ struct ExampleManifestTests {
     @Test("the examples directory holds no unvalidated manifest")
     func noOthers() throws {
         let names = try FileManager.default.contentsOfDirectory(atPath: Self.examples.appendingPathComponent("manifests").path)
-        #expect(Set(names.filter { $0.hasSuffix(".json") }) == ["fleet.json", "app-restore.json", "image-provisioning.json", "oci-registry.json", "server.json"])
+        #expect(Set(names.filter { $0.hasSuffix(".json") }) == ["fleet.json", "app-restore.json", "image-provisioning.json", "oci-registry.json", "phone.json", "server.json"])
     }
 
     @Test("the JSON Schema names exactly the keys the validator accepts")
