@@ -94,14 +94,13 @@ extension ManashikiClient {
         case mirror(URL, allowPlainHTTP: Bool)
     }
 
-    /// The verified transfer shared by registry and mirror downloads.
+    /// The verified transfer shared by registry and mirror downloads: the ticket, the partial
+    /// file (a kept one continued), the transfer (`ArtifactTransfer`), the install.
     func download(_ modelId: String, from origin: DownloadOrigin, expecting: ExpectedArtifact?, options: DownloadOptions,
                   progress: (@Sendable (Int64, Int64?) -> Void)?) async throws -> DownloadedModel {
         try ModelID.validate(modelId)
         var session: String?
-        var plainHTTP = false
         if case .registry(let token) = origin { session = token }
-        if case .mirror(_, let allowed) = origin { plainHTTP = allowed }
         if let session, session.isEmpty || session.unicodeScalars.contains(where: { $0.value <= 0x20 || $0.value >= 0x7F }) {
             throw APIError.invalidSession // would corrupt the header; never sent
         }
@@ -111,25 +110,43 @@ extension ManashikiClient {
         let earlier = try await DownloadGate.shared.acquire(gateKey)
         var result: DownloadedModel?
         defer { DownloadGate.shared.release(gateKey, result: result) }
-        var ticket: DownloadTicket
+        let ticket: DownloadTicket
         switch origin {
         case .registry:
             ticket = try await resolveDownload(modelId, session: session, expecting: expecting)
             // A call that waited for another download of this model gets that copy when the
             // registry still serves the same digest and nobody changed the file since.
-            if let earlier, earlier.verified, let digest = expecting?.sha256 ?? ticket.sha256, earlier.sha256 == digest,
-               let identity = earlier.fileIdentity, FileIdentity.of(earlier.localURL) == identity {
-                try Task.checkCancellation()
-                var shared = earlier
-                shared.resumedFrom = 0
-                progress?(shared.size, shared.size)
+            if let shared = try Self.sharedCopy(earlier, digest: expecting?.sha256 ?? ticket.sha256, progress: progress) {
                 result = earlier
                 return shared
             }
         case .mirror(let url, _):
             ticket = DownloadTicket(downloadUrl: url.absoluteString, sha256: expecting?.sha256, size: expecting?.size, expiresIn: nil, version: expecting?.version)
         }
+        let model = try await transfer(modelId, ticket: ticket, from: origin, session: session, expecting: expecting,
+                                       into: store, options: options, progress: progress)
+        result = model
+        return model
+    }
 
+    /// The copy a download that waited for another one returns instead of transferring: the
+    /// one just installed, when the registry serves its digest and nobody changed the file.
+    private static func sharedCopy(_ earlier: DownloadedModel?, digest: String?,
+                                   progress: (@Sendable (Int64, Int64?) -> Void)?) throws -> DownloadedModel? {
+        guard let earlier, earlier.verified, let digest, earlier.sha256 == digest,
+              let identity = earlier.fileIdentity, FileIdentity.of(earlier.localURL) == identity else { return nil }
+        try Task.checkCancellation()
+        var shared = earlier
+        shared.resumedFrom = 0
+        progress?(shared.size, shared.size)
+        return shared
+    }
+
+    /// Transfers the artifact of `ticket` into a partial file (continuing a kept one), verifies
+    /// it and installs it; an interrupted transfer's bytes are kept for a later download.
+    private func transfer(_ modelId: String, ticket: DownloadTicket, from origin: DownloadOrigin, session: String?,
+                          expecting: ExpectedArtifact?, into store: StorageDirectory, options: DownloadOptions,
+                          progress: (@Sendable (Int64, Int64?) -> Void)?) async throws -> DownloadedModel {
         let expectedSize = expecting?.size ?? ticket.size
         let expectedDigest = expecting?.sha256 ?? ticket.sha256
         // Only bytes of a known artifact (digest and size) can be kept and continued later.
@@ -137,190 +154,41 @@ extension ManashikiClient {
             (expectedDigest, expectedSize)
         } else { nil }
         _ = store.removeAbandonedPartials(olderThan: options.partialRetention)
-        let partialName: String, fd: Int32
-        var resumedFrom: Int64 = 0
-        if let adopted = store.adoptPartial(for: modelId, sha256: keepable?.sha256, size: keepable?.size) {
-            (partialName, fd, resumedFrom) = adopted
-        } else {
-            (partialName, fd) = try store.createPartial(for: modelId)
-        }
-        let partialPath = store.partialPath(partialName)
-        var open = true
-        var installed = false
-        var keep = false
-        let version = ticket.version
-        // A crash (kill -9, power loss) gives no chance to write the sidecar at the end, so an
-        // artifact worth resuming (4 MiB or more) gets it before the first byte: a crash at any
-        // instant then leaves a usable pair. A smaller one is simply fetched again.
-        if resumedFrom == 0, let keepable, keepable.size >= 4 << 20 {
-            try? store.keepPartial(partialName, file: fd, modelId: modelId, sha256: keepable.sha256, size: keepable.size, version: version)
-        }
-        defer {
-            if !installed {
-                if keep, let keepable, (try? store.keepPartial(partialName, file: fd, modelId: modelId, sha256: keepable.sha256,
-                                                                 size: keepable.size, version: version)) != nil {
-                    // Kept for the next download of this artifact (this process or another).
-                } else {
-                    store.removePartial(partialName)
-                }
-            }
-            if open { close(fd) }
-        }
-
-        let deadline = options.deadline.map { DispatchTime.now().uptimeNanoseconds + UInt64(max(0, $0) * 1e9) }
-        /// Waits `seconds` before the next attempt, never past the deadline (which ends the download).
-        func pauseBeforeRetry(_ seconds: Double) async throws {
-            var pause = UInt64(max(0, seconds) * 1e9)
-            if let deadline {
-                let now = DispatchTime.now().uptimeNanoseconds
-                guard now < deadline else { throw Self.deadlineError(modelId, options) }
-                pause = min(pause, deadline - now)
-            }
-            try await Task.sleep(nanoseconds: pause)
-        }
-        let writer = ArtifactWriter(fd: fd, path: partialPath, expectedSize: expectedSize, deadline: deadline, progress: progress)
-        var url = try Self.checkedStorageURL(ticket.downloadUrl, allowingPlainHTTP: plainHTTP)
-        var redirects = 0, refreshes = 0, resumes = 0
-        var progressMark: Int64 = 0
-        var restartedOnce = false
-        let digest: String
+        let partial = try PartialFile.open(modelId, in: store, keepable: keepable, version: ticket.version)
+        defer { partial.release() }
+        let location = try storageLocation(modelId, ticket, from: origin, session: session, expecting: expecting, options: options)
+        let transfer = ArtifactTransfer(modelId: modelId, sink: OffsetSink(fd: partial.fd, path: partial.path),
+                                        expectedSize: expectedSize, expectedDigest: expectedDigest, location: location,
+                                        transport: transport, options: options, progress: progress)
+        let outcome: ArtifactTransfer.Outcome
         do {
-        if resumedFrom > 0 {
-            try writer.adoptPrefix(resumedFrom)
-            resumedFrom = writer.written
-            progressMark = resumedFrom
-            if resumedFrom > 0 { options.onResume?(resumedFrom) }
-            progress?(resumedFrom, expectedSize)
-        }
-
-        attempt: while true {
-        transfer: while true {
-            if resumedFrom > 0, let expectedSize, writer.written == expectedSize { break transfer }
+            outcome = try await transfer.run(keeping: partial.resumedFrom)
             try Task.checkCancellation()
-            if let deadline, DispatchTime.now().uptimeNanoseconds >= deadline {
-                throw Self.deadlineError(modelId, options)
-            }
-            var headers: HTTPHeaders = ["User-Agent": Self.userAgent, "Accept-Encoding": "identity"]
-            if writer.received > 0 { headers["Range"] = "bytes=\(writer.received)-" }
-            // No X-API-Key and no Authorization: the storage host gets neither (CONTRACT §3).
-            let request = HTTPRequest(url: url, headers: headers, idleTimeout: options.idleTimeout, onWaitingForConnectivity: options.onWaitingForNetwork)
-            do {
-                let consumer: any HTTPBodyConsumer = options.rateLimiter.map { RateLimitedConsumer(writer, limiter: $0) } ?? writer
-                try await Self.stream(request, to: consumer, over: transport, until: deadline)
-                try await writer.flush()
-                if let expectedSize, writer.written < expectedSize {
-                    throw APIError.bodyTooShort(expected: expectedSize, received: writer.written)
-                }
-                if expectedSize == nil, let total = writer.declaredTotal, writer.written < total {
-                    throw APIError.bodyTooShort(expected: total, received: writer.written)
-                }
-                break transfer
-            } catch let signal as StorageSignal {
-                try await writer.flush()
-                switch signal {
-                case .redirect(let location):
-                    redirects += 1
-                    guard redirects <= options.maxRedirects else {
-                        throw APIError.refusedURL("the storage host redirected more than \(options.maxRedirects) times")
-                    }
-                    let next = URL(string: location.absoluteString, relativeTo: url)?.absoluteURL ?? location
-                    if let reason = URLPolicy.refusal(for: next, allowingPlainHTTP: plainHTTP) {
-                        throw APIError.refusedURL("the storage host redirected to a URL that is not allowed (\(reason))")
-                    }
-                    url = next
-                case .expired(let status):
-                    guard case .registry = origin else {
-                        throw APIError.unexpectedStatus(status: status, message: "from the mirror (it refused the blob)")
-                    }
-                    refreshes += 1
-                    guard refreshes <= options.maxURLRefreshes else {
-                        throw APIError.unexpectedStatus(status: status, message: "the storage host kept refusing fresh download URLs; check the device clock and try again")
-                    }
-                    ticket = try await resolveDownload(modelId, session: session, expecting: expecting ?? ExpectedArtifact(sha256: ticket.sha256, size: ticket.size, version: ticket.version))
-                    url = try Self.checkedStorageURL(ticket.downloadUrl)
-                    redirects = 0
-                    // Without a digest nothing proves the fresh URL serves the same artifact, so
-                    // the bytes already on disk cannot be trusted as its prefix.
-                    if (expecting?.sha256 ?? ticket.sha256) == nil { try writer.restart() }
-                case .restartFromZero:
-                    try writer.restart()
-                    resumes += 1
-                    guard resumes <= options.maxResumes else {
-                        throw APIError.transport("the storage host did not serve the requested byte range")
-                    }
-                case .deadlinePassed:
-                    throw Self.deadlineError(modelId, options)
-                case .rangeNotSatisfiable:
-                    if let expectedSize, writer.written == expectedSize { break transfer }
-                    try writer.restart()
-                    resumes += 1
-                    guard resumes <= options.maxResumes else {
-                        throw APIError.transport("the storage host did not serve the requested byte range")
-                    }
-                }
-            } catch APIError.rateLimited(let retryAfter) {
-                // The storage host (a CDN) is throttling: wait as long as it asks (at most
-                // `maxStorageRetryAfter`) and continue with Range, within the resume budget;
-                // beyond it the caller gets `rateLimited` and the bytes are kept.
-                try await writer.flush()
-                resumes += 1
-                guard resumes <= options.maxResumes, retryAfter.map({ Double($0) <= Self.maxStorageRetryAfter }) ?? true else {
-                    throw APIError.rateLimited(retryAfter: retryAfter)
-                }
-                try await pauseBeforeRetry(retryAfter.map(Double.init) ?? options.resumeBackoff)
-            } catch let error as APIError where Self.isResumable(error) {
-                try await writer.flush()
-                // The budget counts resumptions without progress (less than 1 MiB since the
-                // last one): a link that drops every few minutes still finishes as long as
-                // bytes keep arriving, one that dribbles a few bytes per attempt does not.
-                if writer.written - progressMark >= Self.meaningfulProgress { resumes = 0 }
-                progressMark = writer.written
-                resumes += 1
-                guard resumes <= options.maxResumes else { throw error }
-                try await pauseBeforeRetry(min(4, options.resumeBackoff * pow(2, Double(resumes - 1))))
-            }
-        }
-
-        let computed = writer.finalize().hex
-        if let expectedDigest, computed != expectedDigest {
-            // A continued partial whose kept bytes were wrong (a power loss, a flipped bit on
-            // disk): start over from zero, once.
-            if resumedFrom > 0 && !restartedOnce {
-                restartedOnce = true
-                resumedFrom = 0
-                progressMark = 0
-                resumes = 0
-                try writer.restart()
-                continue attempt
-            }
-            throw APIError.integrityMismatch(expected: expectedDigest, actual: computed)
-        }
-        digest = computed
-        if writer.restarted { resumedFrom = 0 } // the kept bytes were not used after all
-        break attempt
-        }
-        try Task.checkCancellation()
         } catch {
-            if keepable != nil && Self.keepsPartial(after: error) {
-                try? await writer.flush() // what arrived is kept too
-                keep = writer.written > 0
-            }
+            if keepable != nil && Self.keepsPartial(after: error) { partial.keep(transfer.written) }
             throw error
         }
-        let identity = FileIdentity.of(fd: fd) // mtime and inode survive the flush and the rename
-        // Rename while the descriptor (and so its flock) is still held: a concurrent download's
-        // cleaner removes partial files whose lock it can take, and would otherwise race this.
-        try store.install(partial: partialName, file: fd, as: modelId)
-        installed = true
-        close(fd)
-        open = false
-        let localURL = store.modelURL(modelId)
-        var model = DownloadedModel(modelId: modelId, localURL: localURL, sha256: digest, size: writer.written,
-                                    version: ticket.version, verified: expectedDigest != nil)
+        let identity = FileIdentity.of(fd: partial.fd) // mtime and inode survive the flush and the rename
+        try partial.install()
+        var model = DownloadedModel(modelId: modelId, localURL: store.modelURL(modelId), sha256: outcome.sha256, size: outcome.size,
+                                    version: await location.ticket.version, verified: expectedDigest != nil)
         model.fileIdentity = identity
-        model.resumedFrom = resumedFrom
-        result = model
+        model.resumedFrom = outcome.resumedFrom
         return model
+    }
+
+    /// Where the transfer fetches from: the signed URL (re-resolved when it expires) or the mirror's URL.
+    private func storageLocation(_ modelId: String, _ ticket: DownloadTicket, from origin: DownloadOrigin, session: String?,
+                                 expecting: ExpectedArtifact?, options: DownloadOptions) throws -> StorageLocation {
+        switch origin {
+        case .registry:
+            let expected = expecting ?? ExpectedArtifact(sha256: ticket.sha256, size: ticket.size, version: ticket.version)
+            return try StorageLocation(ticket: ticket, allowsPlainHTTP: false, maxRefreshes: options.maxURLRefreshes) { [self] in
+                try await resolveDownload(modelId, session: session, expecting: expected)
+            }
+        case .mirror(_, let allowPlainHTTP):
+            return try StorageLocation(ticket: ticket, allowsPlainHTTP: allowPlainHTTP, maxRefreshes: 0, refresh: nil)
+        }
     }
 
     /// Opens the storage directory, falling back to a temporary directory when the default

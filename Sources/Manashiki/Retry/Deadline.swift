@@ -58,3 +58,11 @@ extension Optional where Wrapped == Deadline {
         try await Task.sleep(nanoseconds: UInt64(max(0, seconds) * 1e9))
     }
 }
+
+extension Duration {
+    /// The duration in seconds (a backoff's wait for `Deadline.pause`).
+    package var timeInterval: TimeInterval {
+        let (seconds, attoseconds) = components
+        return Double(seconds) + Double(attoseconds) / 1e18
+    }
+}

@@ -48,6 +48,20 @@ package enum POSIX {
         }
     }
 
+    /// Writes all of `buffer` at `offset` (`pwrite`), retrying partial writes; the file
+    /// position is not used, so writers at different offsets of one file do not interfere.
+    package static func writeAll(_ fd: Int32, _ buffer: UnsafeRawBufferPointer, at offset: Int64, path: String) throws {
+        var done = 0
+        while done < buffer.count {
+            let n = pwrite(fd, buffer.baseAddress! + done, buffer.count - done, off_t(offset + Int64(done)))
+            if n < 0 {
+                if errno == EINTR { continue }
+                throw APIError.fileSystem(operation: "write", path: path, code: errno)
+            }
+            done += n
+        }
+    }
+
     /// Makes a file's (or a directory's) contents durable: `F_FULLFSYNC` on Apple platforms
     /// (falling back to `fsync` where the file system does not support it), `fsync` on Linux.
     /// See `DurableFlush`.

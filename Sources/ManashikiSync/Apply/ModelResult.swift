@@ -14,6 +14,8 @@ public struct ModelResult: Sendable, Equatable, CustomStringConvertible {
         case verified(version: String)
         /// Deleted.
         case pruned
+        /// Deleted to stay within `store.budget` (the plan's `evict`).
+        case evicted
         /// Left alone by design (the plan says why).
         case skipped
         /// Could not proceed (the plan says why).
@@ -59,7 +61,7 @@ public struct ModelResult: Sendable, Equatable, CustomStringConvertible {
     /// Whether the store changed for this model.
     public var changedStore: Bool {
         switch status {
-        case .installed, .replaced, .verified, .pruned: return true
+        case .installed, .replaced, .verified, .pruned, .evicted: return true
         default: return false
         }
     }
@@ -72,6 +74,7 @@ public struct ModelResult: Sendable, Equatable, CustomStringConvertible {
         case .replaced(let from, let to): return "\(modelId): replaced \(from ?? "unknown") → \(to)"
         case .verified(let v): return "\(modelId): verified \(v)"
         case .pruned: return "\(modelId): pruned"
+        case .evicted: return "\(modelId): evicted — \(planned.reason)"
         case .skipped: return "\(modelId): skipped — \(planned.reason)"
         case .blocked: return "\(modelId): blocked — \(planned.reason)"
         case .notRun(let why): return "\(modelId): not run — \(why)"

@@ -66,7 +66,9 @@ public struct SyncReport: Sendable, Equatable {
         let failed = count { if case .failed = $0 { return true } else { return false } }
         let blocked = count { $0 == .blocked }
         let skipped = count { $0 == .skipped }
+        let evicted = count { $0 == .evicted }
         var text = "\(outcome.rawValue): \(installed) installed, \(replaced) replaced, \(pruned) pruned, \(skipped) skipped, \(failed) failed, \(blocked) blocked"
+        if evicted > 0 { text += ", \(evicted) evicted" }
         let reasons = (runFailure.map { ["\($0)"] } ?? []) + results.filter { $0.failure != nil || $0.blockedFailure != nil }.map(\.description)
         if !reasons.isEmpty { text += " — " + reasons.joined(separator: "; ") }
         return text

@@ -129,12 +129,17 @@ public struct StoreSettings: Sendable, Hashable {
     /// (`store.owner`); nil is `StoreOwner.current`. Two services syncing different manifests
     /// into one store each name themselves, so neither prunes what the other still wants.
     public var owner: String?
+    /// How much room the models may take (`store.budget`); nil: no budget (every wanted model is
+    /// installed if the volume has room for it, nothing is evicted).
+    public var budget: StoreBudget?
 
     /// Creates settings.
-    public init(directory: String? = nil, concurrency: Int = 4, prune: PrunePolicy = PrunePolicy(), owner: String? = nil) {
+    public init(directory: String? = nil, concurrency: Int = 4, prune: PrunePolicy = PrunePolicy(), owner: String? = nil,
+                budget: StoreBudget? = nil) {
         self.directory = directory
         self.concurrency = concurrency
         self.prune = prune
         self.owner = owner
+        self.budget = budget
     }
 }

@@ -18,21 +18,35 @@ public struct ModelSpec: Sendable, Hashable {
     public var platforms: [Platform]?
     /// Where the session token comes from, for private models.
     public var session: SessionSource?
-    /// Whether the model may be absent (`"optional": true`): when the run cannot deliver it
-    /// (unknown id, unsatisfiable version, lifecycle, device…) it is skipped with a warning
-    /// instead of blocking the run. Default false: a required model that cannot be delivered
-    /// is `blocked` and the run fails.
-    public var isOptional: Bool
+    /// How much the manifest insists on the model (`"class"`; `"optional": true` is the same as
+    /// `"class": "optional"`). Default `.required`.
+    public var modelClass: ModelClass
+    /// The order in which optional models are installed when a `store.budget` cannot hold them
+    /// all (`"priority"`, -1000…1000, default 0): higher first; equal priorities keep manifest
+    /// order. Also breaks ties between models last used at the same time when evicting (lower
+    /// first).
+    public var priority: Int
 
-    /// Creates a spec.
+    /// Whether the model may be absent: an `optional` or `onDemand` entry. When the run cannot
+    /// deliver it (unknown id, unsatisfiable version, lifecycle, device…) it is skipped with a
+    /// warning instead of blocking the run. False for a required model: one that cannot be
+    /// delivered is `blocked` and the run fails. Setting it makes the entry `optional` or `required`.
+    public var isOptional: Bool {
+        get { modelClass != .required }
+        set { modelClass = newValue ? .optional : .required }
+    }
+
+    /// Creates a spec; `modelClass`, when given, wins over `isOptional`.
     public init(id: String, version: VersionRequirement = .latest, sha256: String? = nil,
-                platforms: [Platform]? = nil, session: SessionSource? = nil, isOptional: Bool = false) {
+                platforms: [Platform]? = nil, session: SessionSource? = nil, isOptional: Bool = false,
+                modelClass: ModelClass? = nil, priority: Int = 0) {
         self.id = id
         self.version = version
         self.sha256 = sha256
         self.platforms = platforms
         self.session = session
-        self.isOptional = isOptional
+        self.modelClass = modelClass ?? (isOptional ? .optional : .required)
+        self.priority = priority
     }
 
     /// Whether the entry applies to a device of `platform`.

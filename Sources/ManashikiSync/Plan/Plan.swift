@@ -31,6 +31,12 @@ public enum PlanRefusal: Sendable, Hashable, CustomStringConvertible {
     /// The store's volume lacks the space for the downloads (counting the temporary copies
     /// that coexist with the files they replace).
     case insufficientDiskSpace(needed: Int64, available: Int64)
+    /// `store.budget` cannot be met: the required models alone exceed it, or making room would
+    /// evict models in use or delete more than `store.prune.maxDeletes` allows.
+    case overBudget(BudgetShortfall)
+
+    /// Whether `store.budget` cannot be met (`overBudget`).
+    public var isOverBudget: Bool { if case .overBudget = self { return true } else { return false } }
 
     /// What is wrong and what to do.
     public var description: String {
@@ -38,6 +44,8 @@ public enum PlanRefusal: Sendable, Hashable, CustomStringConvertible {
         case .insufficientDiskSpace(let needed, let available):
             let f = ByteCountFormatter()
             return "not enough disk space: the plan needs \(f.string(fromByteCount: needed)) and the store's volume has \(f.string(fromByteCount: available)) free; free up space or sync fewer models"
+        case .overBudget(let shortfall):
+            return shortfall.description
         }
     }
 }
@@ -54,6 +62,8 @@ public struct Plan: Sendable, Hashable {
     public var freeBytes: Int64?
     /// Set when the plan must not be applied.
     public var refusal: PlanRefusal?
+    /// The budget arithmetic, when the manifest has a `store.budget`.
+    public var budget: BudgetPlan?
 
     /// Creates a plan.
     public init(items: [PlanItem], bytesToFetch: Int64, freeBytes: Int64?, refusal: PlanRefusal?) {
@@ -68,6 +78,9 @@ public struct Plan: Sendable, Hashable {
 
     /// Whether applying the plan changes anything.
     public var changesStore: Bool { items.contains { $0.action.changesStore } }
+
+    /// The evictions, in plan order.
+    public var evictions: [PlanItem] { items.filter { if case .evict = $0.action { return true } else { return false } } }
 
     /// Items that cannot proceed.
     public var blocked: [PlanItem] { items.filter { if case .blocked = $0.action { return true } else { return false } } }

@@ -41,6 +41,12 @@ public enum SkipCause: Sendable, Hashable {
     /// The manifest marks the entry `"optional": true` and the run cannot deliver it (the cause
     /// says why; for a required entry the same cause blocks the run).
     case optional(BlockCause)
+    /// An on-demand model (`"class": "onDemand"`) nobody asked for: `sync` never fetches it,
+    /// `ensure` does.
+    case onDemand
+    /// An optional model that does not fit in `store.budget`: it needs `needed` bytes and the
+    /// budget leaves `available`.
+    case overBudget(needed: Int64, available: Int64)
 }
 
 /// Why a model cannot be delivered, or an action cannot run, until someone does something.
@@ -112,6 +118,10 @@ public enum PlanAction: Sendable, Hashable {
     case verify(version: String, sha256: String, size: Int64)
     /// Delete a `<id>.bin` the manifest no longer lists.
     case prune(version: String?)
+    /// Delete an installed optional or on-demand model to stay within `store.budget` (the least
+    /// recently used first; never a required model, never one in use). `size` is the bytes it
+    /// frees; `lastUsed` the last recorded use, nil when none was recorded.
+    case evict(version: String?, size: Int64, lastUsed: Date?)
     /// Leave alone, by design.
     case skip(SkipCause)
     /// Cannot proceed until someone acts.
@@ -120,7 +130,7 @@ public enum PlanAction: Sendable, Hashable {
     /// Whether the action changes the store.
     public var changesStore: Bool {
         switch self {
-        case .download, .replace, .verify, .prune: return true
+        case .download, .replace, .verify, .prune, .evict: return true
         default: return false
         }
     }
@@ -133,7 +143,7 @@ public enum PlanAction: Sendable, Hashable {
         }
     }
 
-    /// A one-word name: download, replace, keep, verify, prune, skip, blocked.
+    /// A one-word name: download, replace, keep, verify, prune, evict, skip, blocked.
     public var name: String {
         switch self {
         case .download: return "download"
@@ -141,6 +151,7 @@ public enum PlanAction: Sendable, Hashable {
         case .keep: return "keep"
         case .verify: return "verify"
         case .prune: return "prune"
+        case .evict: return "evict"
         case .skip: return "skip"
         case .blocked: return "blocked"
         }

@@ -43,6 +43,14 @@ public struct PlanInput: Sendable, Hashable {
     /// Who this run claims models for in a shared store (`Reconciler.Options.owner`): a model
     /// another owner still claims is never pruned.
     public var owner: String
+    /// When each model was last used (`StoreUsage`), by model id: evictions take the least
+    /// recently used first. A model with no recorded use counts as used when its file was written.
+    public var lastUse: [String: Date] = [:]
+    /// Models in use (a live process holds a `ModelLease`): never evicted.
+    public var inUse: Set<String> = []
+    /// Models asked for this run (`Reconciler.ensure(_:)`): installed whatever their class, and
+    /// never evicted.
+    public var demanded: Set<String> = []
 
     /// Creates an input.
     public init(manifest: Manifest, device: DeviceProfile, snapshot: StoreSnapshot, catalog: [ModelEntry],

@@ -25,19 +25,23 @@ public enum Planner {
     /// Builds the plan.
     public static func plan(_ input: PlanInput) -> Plan {
         var items: [PlanItem] = input.manifest.models.map { spec in
+            let demanded = input.demanded.contains(spec.id)
             switch preliminary(spec, input) {
-            case .final(let item): return optionalSkip(item, spec)
-            case .needsRecord(let target, let kind): return optionalSkip(finish(spec, target: target, kind: kind, input), spec)
+            case .final(let item): return optionalSkip(item, spec, demanded: demanded)
+            case .needsRecord(let target, let kind): return optionalSkip(finish(spec, target: target, kind: kind, input), spec, demanded: demanded)
             }
         }
         items += prunes(input)
+        var (budget, refusal) = fitBudget(&items, input)
         let bytes = items.compactMap { $0.action.target?.size }.reduce(0, +)
-        var refusal: PlanRefusal?
         // The old file stays until the rename, so every fetched byte needs room at once; a kept
-        // partial of the same artifact already holds its prefix (and its space).
+        // partial of the same artifact already holds its prefix (and its space). Evictions run
+        // last, so they make no room for the downloads.
         let needed = items.compactMap { item in item.action.target.map { remainingBytes(item.modelId, $0, input) } }.reduce(0, +)
-        if let free = input.freeBytes, needed > free { refusal = .insufficientDiskSpace(needed: needed, available: free) }
-        return Plan(items: items, bytesToFetch: bytes, freeBytes: input.freeBytes, refusal: refusal)
+        if refusal == nil, let free = input.freeBytes, needed > free { refusal = .insufficientDiskSpace(needed: needed, available: free) }
+        var plan = Plan(items: items, bytesToFetch: bytes, freeBytes: input.freeBytes, refusal: refusal)
+        plan.budget = budget
+        return plan
     }
 
     /// The bytes still to fetch for `target`: its size less the longest kept partial of exactly
@@ -106,6 +110,10 @@ public enum Planner {
         guard spec.applies(to: platform) else {
             let list = (spec.platforms ?? []).map(\.rawValue).joined(separator: ", ")
             return .final(PlanItem(modelId: id, action: .skip(.filteredOut), reason: "the entry applies to \(list); this device is \(platform)"))
+        }
+        // An on-demand model is fetched only when asked for; once installed it is kept current.
+        if spec.modelClass == .onDemand, input.snapshot.files[id] == nil, !input.demanded.contains(id) {
+            return .final(PlanItem(modelId: id, action: .skip(.onDemand), reason: "on demand: installed only when asked for (ensure)"))
         }
         let entry = input.catalogIndex[id]
         func ok(_ version: String, _ sha: String) -> Bool {
@@ -179,8 +187,8 @@ public enum Planner {
     /// An optional entry the run cannot deliver is skipped (with a warning saying so) instead of
     /// blocked; a record that could not be fetched stays blocked (a failure of this run, not a
     /// property of the model).
-    static func optionalSkip(_ item: PlanItem, _ spec: ModelSpec) -> PlanItem {
-        guard spec.isOptional, case .blocked(let cause) = item.action else { return item }
+    static func optionalSkip(_ item: PlanItem, _ spec: ModelSpec, demanded: Bool) -> PlanItem {
+        guard spec.isOptional, !demanded, case .blocked(let cause) = item.action else { return item }
         if case .recordUnavailable = cause { return item }
         var skipped = item
         skipped.action = .skip(.optional(cause))

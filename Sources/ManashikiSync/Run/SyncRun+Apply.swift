@@ -16,7 +16,7 @@ extension SyncRun {
         var results: [String: ModelResult] = [:]
         var work: [PlanItem] = []
         for item in plan.items {
-            if case .prune = item.action { continue }
+            if Self.isDelete(item.action) { continue }
             if let passive = Self.passiveStatus(item) {
                 if case .blocked(let cause) = item.action, Self.isPruneBlock(cause) { continue }
                 var result = ModelResult(modelId: item.modelId, planned: item, status: passive)
@@ -36,8 +36,16 @@ extension SyncRun {
             emit(.modelFinished(result))
         }
         return plan.items.compactMap { item in
-            if case .prune = item.action { return nil }
+            if Self.isDelete(item.action) { return nil }
             return results[item.modelId]
+        }
+    }
+
+    /// Prunes and evictions: the deletes, which run last.
+    static func isDelete(_ action: PlanAction) -> Bool {
+        switch action {
+        case .prune, .evict: return true
+        default: return false
         }
     }
 
@@ -151,11 +159,11 @@ extension SyncRun {
 
     // MARK: - Prune
 
-    /// Deletes the plan's prunes, last, and only when nothing failed or is blocked.
+    /// Deletes the plan's prunes and evictions, last, and only when nothing failed or is blocked.
     func prune(_ plan: Plan, after results: [ModelResult]) -> [ModelResult] {
         let prunes = plan.items.filter {
             switch $0.action {
-            case .prune: return true
+            case .prune, .evict: return true
             case .blocked(let cause): return Self.isPruneBlock(cause)
             default: return false
             }
@@ -166,10 +174,13 @@ extension SyncRun {
             if case .blocked = item.action {
                 result = ModelResult(modelId: item.modelId, planned: item, status: .blocked)
             } else if problems > 0 || Task.isCancelled {
-                let why = Task.isCancelled ? "cancelled" : "not pruned: \(problems) model(s) failed or are blocked; prunes run only when everything else succeeded"
+                let verb = item.action.name == "evict" ? "evicted" : "pruned"
+                let why = Task.isCancelled ? "cancelled" : "not \(verb): \(problems) model(s) failed or are blocked; deletes run only when everything else succeeded"
                 result = ModelResult(modelId: item.modelId, planned: item, status: .notRun(why))
             } else {
-                result = ModelResult(modelId: item.modelId, planned: item, status: delete(item.modelId))
+                var status = delete(item.modelId)
+                if status == .pruned, case .evict = item.action { status = .evicted }
+                result = ModelResult(modelId: item.modelId, planned: item, status: status)
             }
             emit(.modelFinished(result))
             return result

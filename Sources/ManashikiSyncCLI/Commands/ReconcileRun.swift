@@ -97,6 +97,9 @@ struct ReconcileRun: Sendable {
         switch report.outcome {
         case .inSync, .changed, .planned: return (.success, word)
         case .partialFailure: return (.partialFailure, word)
+        // A budget the required models alone exceed leaves the store as it was, its models usable:
+        // 3, like a run whose required models could not all be delivered.
+        case .refused where report.plan?.refusal?.isOverBudget == true: return (.partialFailure, word)
         case .failed, .refused: return (.failure, word)
         case .locked: return (.locked, word)
         case .cancelled: return (SignalTrap.caughtExitCode ?? .interrupted, word)

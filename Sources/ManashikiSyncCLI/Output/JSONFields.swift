@@ -43,6 +43,8 @@ struct PlanFields: Encodable, Sendable {
     @Null var freeBytes: Int64?
     @Null var refusal: String?
     var changesPending: Bool
+    /// `store.budget`'s arithmetic; null without a budget.
+    @Null var budget: BudgetFields?
 
     init(_ plan: Plan) {
         items = plan.items.map(PlanItemFields.init)
@@ -50,6 +52,32 @@ struct PlanFields: Encodable, Sendable {
         freeBytes = plan.freeBytes
         refusal = plan.refusal.map { TextSanitizer.oneLine($0.description) }
         changesPending = plan.changesStore
+        budget = plan.budget.map(BudgetFields.init)
+    }
+}
+
+/// A plan's budget: the limits, the capacity they give, the bytes now and after, the evictions.
+struct BudgetFields: Encodable, Sendable {
+    @Null var maxBytes: Int64?
+    @Null var keepFreeBytes: Int64?
+    var capacityBytes: Int64
+    var limitedBy: String
+    var usedBytes: Int64
+    var plannedBytes: Int64
+    var evictions: Int
+    var evictedBytes: Int64
+    var leftOut: Int
+
+    init(_ b: BudgetPlan) {
+        maxBytes = b.budget.maxBytes
+        keepFreeBytes = b.budget.keepFreeBytes
+        capacityBytes = b.capacityBytes
+        limitedBy = b.limitedBy.rawValue
+        usedBytes = b.usedBytes
+        plannedBytes = b.plannedBytes
+        evictions = b.evictions
+        evictedBytes = b.evictedBytes
+        leftOut = b.leftOut
     }
 }
 

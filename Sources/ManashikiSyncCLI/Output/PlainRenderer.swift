@@ -41,6 +41,7 @@ package final class PlainRenderer: RunRenderer, @unchecked Sendable {
         case .planReady(let plan):
             if dryRun { return }
             say(SummaryTable.planLine(plan))
+            if let budget = SummaryTable.budgetLine(plan) { say(budget) }
             for item in plan.items where verbosity == .verbose || item.action.changesStore {
                 say("  \(item.modelId): \(item.action.name) \(ResultView.versionText(from: ResultView.fromVersion(item.action), to: ResultView.version(item.action))) — \(item.reason)")
             }
@@ -101,7 +102,7 @@ package final class PlainRenderer: RunRenderer, @unchecked Sendable {
             }
             if let source = r.source, source != "registry" { text += " from \(source)" }
         case .unchanged, .verified: text += " \(version)"
-        case .skipped, .blocked: text += " — \(r.planned.reason)"
+        case .skipped, .blocked, .evicted: text += " — \(r.planned.reason)"
         case .notRun(let why): text += " — \(why)"
         case .failed(let f): text += " — \(f.description)"
         case .pruned: break
@@ -116,6 +117,7 @@ package final class PlainRenderer: RunRenderer, @unchecked Sendable {
         if summary.dryRun, let plan = summary.report.plan {
             SummaryTable.plan(plan, width: 200).forEach(say)
             say(SummaryTable.planLine(plan))
+            if let budget = SummaryTable.budgetLine(plan) { say(budget) }
         }
         say(SummaryTable.summaryLine(summary))
     }

@@ -51,7 +51,10 @@ package final class ProgressRenderer: RunRenderer, @unchecked Sendable {
         case .planReady(let plan):
             totalBytes = plan.bytesToFetch
             totalModels = plan.items.filter { $0.action.target != nil }.count
-            if !dryRun { pending.append(paint(SummaryTable.planLine(plan), "1")) }
+            if !dryRun {
+                pending.append(paint(SummaryTable.planLine(plan), "1"))
+                if let budget = SummaryTable.budgetLine(plan) { pending.append(budget) }
+            }
             force = true
         case .modelStarted(let id, let action):
             let now = console.now()
@@ -92,7 +95,7 @@ package final class ProgressRenderer: RunRenderer, @unchecked Sendable {
     private func finishedLine(_ r: ModelResult) -> String? {
         let text = TextSanitizer.oneLine(PlainRenderer.resultLine(r, seconds: nil))
         switch r.status {
-        case .installed, .replaced, .verified, .pruned: return paint("✓ ", "32") + text
+        case .installed, .replaced, .verified, .pruned, .evicted: return paint("✓ ", "32") + text
         case .failed, .blocked: return paint("✗ ", "31") + text
         case .notRun: return paint("- ", "33") + text
         case .unchanged, .skipped: return verbosity == .verbose ? "  " + text : nil
@@ -184,6 +187,7 @@ package final class ProgressRenderer: RunRenderer, @unchecked Sendable {
         if summary.dryRun, let plan = summary.report.plan {
             lines += SummaryTable.plan(plan, width: console.width)
             lines.append(paint(SummaryTable.planLine(plan), "1"))
+            if let budget = SummaryTable.budgetLine(plan) { lines.append(budget) }
         } else if !summary.report.results.isEmpty {
             lines.append("")
             lines += SummaryTable.results(summary.report, width: console.width)

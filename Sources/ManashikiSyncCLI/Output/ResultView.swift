@@ -13,6 +13,7 @@ package enum ResultView {
         case .replaced: return "replaced"
         case .verified: return "verified"
         case .pruned: return "pruned"
+        case .evicted: return "evicted"
         case .skipped: return "skipped"
         case .blocked: return "blocked"
         case .notRun: return "not-run"
@@ -41,7 +42,7 @@ package enum ResultView {
         case .download(let t): return t.version
         case .replace(_, let t, _): return t.version
         case .keep(let v), .verify(let v, _, _): return v
-        case .prune(let v): return v
+        case .prune(let v), .evict(let v, _, _): return v
         default: return nil
         }
     }
@@ -56,7 +57,7 @@ package enum ResultView {
     package static func bytes(_ action: PlanAction) -> Int64? {
         switch action {
         case .download(let t), .replace(_, let t, _): return t.size
-        case .verify(_, _, let size): return size
+        case .verify(_, _, let size), .evict(_, let size, _): return size
         default: return nil
         }
     }
@@ -81,7 +82,7 @@ package enum ResultView {
     /// The counts of each status in `results`, every key present.
     package static func counts(_ results: [ModelResult]) -> [String: Int] {
         var counts: [String: Int] = [:]
-        for key in ["unchanged", "installed", "replaced", "verified", "pruned", "skipped", "blocked", "not-run", "failed"] { counts[key] = 0 }
+        for key in ["unchanged", "installed", "replaced", "verified", "pruned", "evicted", "skipped", "blocked", "not-run", "failed"] { counts[key] = 0 }
         for r in results { counts[status(r.status), default: 0] += 1 }
         return counts
     }

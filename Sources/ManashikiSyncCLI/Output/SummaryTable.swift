@@ -54,9 +54,26 @@ package enum SummaryTable {
         let rows = plan.items.map { item -> [String] in
             [item.modelId, item.action.name,
              ResultView.versionText(from: ResultView.fromVersion(item.action), to: ResultView.version(item.action)),
-             item.action.target.map { ByteFormat.bytes($0.size) } ?? "", TextSanitizer.oneLine(item.reason + fromSource(item))]
+             sizeText(item.action), TextSanitizer.oneLine(item.reason + fromSource(item))]
         }
         return render(headers: ["MODEL", "ACTION", "VERSION", "SIZE", "REASON"], rows: rows, width: width)
+    }
+
+    /// A plan row's SIZE: what a download fetches, what an eviction frees.
+    static func sizeText(_ action: PlanAction) -> String {
+        if case .evict(_, let size, _) = action { return ByteFormat.bytes(size) }
+        return action.target.map { ByteFormat.bytes($0.size) } ?? ""
+    }
+
+    /// `Budget: 4.00 GiB (store.budget.maxBytes); 3.10 GiB in the store, 3.90 GiB after the plan;
+    /// 2 evictions free 1.20 GiB; 1 optional model left out.` Nil without a budget.
+    package static func budgetLine(_ plan: Plan) -> String? {
+        guard let b = plan.budget else { return nil }
+        let capacity = b.capacityBytes == Int64.max ? "no limit (the volume's free space is unknown)" : ByteFormat.bytes(b.capacityBytes)
+        var text = "Budget: \(capacity) for models (\(b.limitName)); \(ByteFormat.bytes(b.usedBytes)) in the store, \(ByteFormat.bytes(b.plannedBytes)) after the plan"
+        if b.evictions > 0 { text += "; \(b.evictions) eviction\(b.evictions == 1 ? "" : "s") free\(b.evictions == 1 ? "s" : "") \(ByteFormat.bytes(b.evictedBytes))" }
+        if b.leftOut > 0 { text += "; \(b.leftOut) optional model\(b.leftOut == 1 ? "" : "s") left out" }
+        return text + "."
     }
 
     /// `Plan: 2 to download (5.0 MiB), 1 to replace, 0 to prune, 3 unchanged, 1 skipped, 0 blocked.`
@@ -65,7 +82,7 @@ package enum SummaryTable {
         for item in plan.items { c[item.action.name, default: 0] += 1 }
         var text = "Plan: \(c["download", default: 0]) to download, \(c["replace", default: 0]) to replace"
         if plan.bytesToFetch > 0 { text += " (\(ByteFormat.bytes(plan.bytesToFetch)) to fetch)" }
-        text += ", \(c["verify", default: 0]) to re-record, \(c["prune", default: 0]) to prune, \(c["keep", default: 0]) unchanged, \(c["skip", default: 0]) skipped, \(c["blocked", default: 0]) blocked."
+        text += ", \(c["verify", default: 0]) to re-record, \(c["prune", default: 0]) to prune\(c["evict"].map { ", \($0) to evict" } ?? ""), \(c["keep", default: 0]) unchanged, \(c["skip", default: 0]) skipped, \(c["blocked", default: 0]) blocked."
         return text
     }
 
@@ -75,6 +92,7 @@ package enum SummaryTable {
         var text = "\(summary.command): \(summary.outcome)"
         if summary.report.plan != nil && !summary.dryRun {
             text += " — \(c["installed"]!) installed, \(c["replaced"]!) replaced, \(c["verified"]!) re-recorded, \(c["pruned"]!) pruned, \(c["unchanged"]!) unchanged, \(c["skipped"]!) skipped, \(c["failed"]!) failed, \(c["blocked"]!) blocked"
+            if c["evicted"]! > 0 { text += ", \(c["evicted"]!) evicted" }
             text += "; \(ByteFormat.bytes(summary.report.bytesDownloaded)) downloaded"
             if summary.report.bytesReused > 0 { text += ", \(ByteFormat.bytes(summary.report.bytesReused)) reused from interrupted downloads" }
             text += " in \(ByteFormat.duration(summary.durationSeconds))"

@@ -19,6 +19,10 @@ struct PlanWorld {
     var freeBytes: Int64? = 1 << 40
     var forcePrune = false
     var withholdRecords: Set<String> = []
+    var budget: StoreBudget?
+    var lastUse: [String: Date] = [:]
+    var inUse: Set<String> = []
+    var demanded: Set<String> = []
 
     static func sha(_ s: String) -> String { SHA256Hasher.hash(Data(s.utf8)).hex }
 
@@ -31,8 +35,9 @@ struct PlanWorld {
     }
 
     /// An installed, recorded file whose identity matches the state (trusted by stat).
-    mutating func install(_ id: String, _ version: String, size: Int64 = 100) {
-        let identity = FileIdentity(size: size, mtimeNanoseconds: 1, inode: UInt64(abs(id.hashValue % 10_000)))
+    mutating func install(_ id: String, _ version: String, size: Int64 = 100, mtime: TimeInterval? = nil) {
+        let nanoseconds = mtime.map { Int64($0 * 1e9) } ?? 1
+        let identity = FileIdentity(size: size, mtimeNanoseconds: nanoseconds, inode: UInt64(abs(id.hashValue % 10_000)))
         state.models[id] = .init(version: version, sha256: Self.sha("\(id)@\(version)"), size: size, identity: identity)
         files[id] = StoreSnapshot.File(identity: identity)
     }
@@ -53,12 +58,13 @@ struct PlanWorld {
     }
 
     var input: PlanInput {
-        let manifest = Manifest(store: StoreSettings(directory: "/tmp/x", prune: prune), policies: policies, models: models)
+        let manifest = Manifest(store: StoreSettings(directory: "/tmp/x", prune: prune, budget: budget), policies: policies, models: models)
         var records: [String: ModelRecord] = [:]
         for (id, r) in catalog where !withholdRecords.contains(id) { records[id] = r }
         return PlanInput(manifest: manifest, device: device, snapshot: StoreSnapshot(state: state, files: files),
                          catalog: catalog.values.map(\.entry).sorted { $0.modelId < $1.modelId },
                          invalidCatalogEntries: invalidCatalogEntries, records: records, recordFailures: recordFailures, sessions: sessions, freeBytes: freeBytes, forcePrune: forcePrune)
+            .withUsage(lastUse: lastUse, inUse: inUse, demanded: demanded)
     }
 
     var plan: Plan { Planner.plan(input) }
@@ -418,5 +424,15 @@ struct PlannerTests {
         w.publish("b", "1.0.0")
         w.install("c", "1.0.0")
         #expect(Planner.plan(w.input) == Planner.plan(w.input))
+    }
+}
+
+extension PlanInput {
+    func withUsage(lastUse: [String: Date], inUse: Set<String>, demanded: Set<String>) -> PlanInput {
+        var copy = self
+        copy.lastUse = lastUse
+        copy.inUse = inUse
+        copy.demanded = demanded
+        return copy
     }
 }
