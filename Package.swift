@@ -33,7 +33,7 @@ let package = Package(
         .target(name: "CManashikiSpawn"),
         // The package's one way to start a process (`ChildProcess`, Linux and macOS only): the
         // session `command` source, the test harnesses and the benchmark. The SDK starts none.
-        .target(name: "ManashikiProcess", dependencies: [.target(name: "CManashikiSpawn", condition: .when(platforms: [.linux]))]),
+        .target(name: "ManashikiProcess", dependencies: ["ManashikiCore", .target(name: "CManashikiSpawn", condition: .when(platforms: [.linux]))]),
         // Each library that apps embed carries its privacy manifest (Apple's required-reason
         // APIs; .ci/portability.py keeps it true).
         .target(
@@ -44,7 +44,7 @@ let package = Package(
             ],
             resources: [.copy("PrivacyInfo.xcprivacy")]
         ),
-        .target(name: "ManashikiTestSupport", dependencies: ["Manashiki", "ManashikiProcess", "ManashikiRegistry"]),
+        .target(name: "ManashikiTestSupport", dependencies: ["Manashiki", "ManashikiCore", "ManashikiProcess", "ManashikiRegistry"]),
         .target(name: "ManashikiRegistry", dependencies: ["ManashikiCore"]),
         .executableTarget(name: "manashiki-registry", dependencies: ["ManashikiRegistry"]),
         .target(name: "ManashikiSync", dependencies: ["Manashiki", "ManashikiCore", "ManashikiProcess"],

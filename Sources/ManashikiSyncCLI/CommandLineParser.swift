@@ -46,7 +46,7 @@ enum CommandLineParser {
             command line would show in `ps` and shell history.
             """) { s, v in
             if SecretShape.looksLikeKey(v) {
-                throw OptionError("--api-key-file takes the path of a file that contains the key, not the key itself (the value was not shown); write the key to a file readable only by you, e.g. `install -m 600 /dev/null ~/.config/manashiki/key`, then pass --api-key-file ~/.config/manashiki/key")
+                throw UsageError("--api-key-file takes the path of a file that contains the key, not the key itself (the value was not shown); write the key to a file readable only by you, e.g. `install -m 600 /dev/null ~/.config/manashiki/key`, then pass --api-key-file ~/.config/manashiki/key")
             }
             s.global.apiKeyFile = v
         },
@@ -54,7 +54,7 @@ enum CommandLineParser {
             also trust the CA certificates in this PEM file, for every host
             (the manifest's registry.caBundle; overrides it)
             """) { s, v in
-            guard !v.isEmpty else { throw OptionError("--ca-bundle needs the path of a PEM file of CA certificates") }
+            guard !v.isEmpty else { throw UsageError("--ca-bundle needs the path of a PEM file of CA certificates") }
             s.global.caBundle = v
         },
         Option(["--json"], help: "NDJSON events and a final summary object on stdout\n(schema \"manashiki-sync/v1\")") { s, _ in s.global.json = true },
@@ -62,7 +62,7 @@ enum CommandLineParser {
         Option(["-v", "--verbose"], help: "also print reasons, retries and where the key came from") { s, _ in s.verbose = true },
         Option(["--progress"], "MODE", help: "auto (live display on a terminal), always, never") { s, v in
             guard let mode = GlobalOptions.ProgressMode(rawValue: v) else {
-                throw OptionError("--progress takes auto, always or never, not \(SecretShape.echo(v))")
+                throw UsageError("--progress takes auto, always or never, not \(SecretShape.echo(v))")
             }
             s.global.progress = mode
         },
@@ -75,7 +75,7 @@ enum CommandLineParser {
         Option(["--dry-run"], help: "plan and print, apply nothing (exit 0 unless the plan fails)", commands: ["sync"]) { s, _ in s.sync.dryRun = true },
         Option(["--concurrency"], "N", help: "downloads at once (default: the manifest's store.concurrency)", commands: ["sync"]) { s, v in
             let n = try count("--concurrency", v)
-            guard n >= 1 else { throw OptionError("--concurrency needs at least 1") }
+            guard n >= 1 else { throw UsageError("--concurrency needs at least 1") }
             s.sync.concurrency = n
         },
         Option(["--max-delete", "--max-deletes"], "N", help: "refuse to prune more than N files this run (store.prune.maxDeletes)",
@@ -83,7 +83,7 @@ enum CommandLineParser {
         Option(["--no-prune"], help: "delete nothing this run", commands: ["sync"]) { s, _ in s.sync.noPrune = true },
         Option(["--every"], "D", help: "loop: sync now, then every D (e.g. 6h), for hosts without timers", commands: ["sync"]) { s, v in
             let d = try duration("--every", v)
-            guard d >= .seconds(1) else { throw OptionError("--every needs an interval of at least 1s") }
+            guard d >= .seconds(1) else { throw UsageError("--every needs an interval of at least 1s") }
             s.sync.every = d
         },
         Option(["--jitter"], "D", help: "with --every: wait a random 0…D more before each run (e.g. 10m)", commands: ["sync"]) { s, v in
@@ -94,7 +94,7 @@ enum CommandLineParser {
             (the manifest's policies.maxBytesPerSecond)
             """, commands: ["sync"]) { s, v in
             guard let rate = ByteRateText.parse(v) else {
-                throw OptionError("--max-rate needs a rate such as 20M (20 MiB/s), 512K or 1G, at least 1K, not \(SecretShape.echo(v))")
+                throw UsageError("--max-rate needs a rate such as 20M (20 MiB/s), 512K or 1G, at least 1K, not \(SecretShape.echo(v))")
             }
             s.sync.maxRate = rate
         },
@@ -105,11 +105,11 @@ enum CommandLineParser {
         // Sources (plan, sync).
         Option(["--from"], "DIR|URL", help: "try this bundle directory, mirror or oci://HOST/REPO:TAG first\n(repeatable; before the manifest's \"sources\")",
                commands: ["sync", "plan"]) { s, v in
-            guard !v.isEmpty else { throw OptionError("--from needs a bundle directory or a mirror URL") }
+            guard !v.isEmpty else { throw UsageError("--from needs a bundle directory or a mirror URL") }
             s.global.from.append(v)
         },
         Option(["--owner"], "NAME", help: "claim models for NAME in a shared store (store.owner; default: the\napp's bundle identifier, else `default`); a prune never deletes\nwhat another owner still claims", commands: ["sync", "plan"]) { s, v in
-            if let problem = StoreOwner.problem(with: v) { throw OptionError("--owner \(problem), not \(SecretShape.echo(v))") }
+            if let problem = StoreOwner.problem(with: v) { throw UsageError("--owner \(problem), not \(SecretShape.echo(v))") }
             s.global.owner = v
         },
         Option(["--locked"], help: "install exactly the lock file's artifacts; refuse anything else", commands: ["sync", "plan"]) { s, _ in
@@ -126,7 +126,7 @@ enum CommandLineParser {
         Option(["--repair"], help: "re-download what is corrupt or missing", commands: ["verify"]) { s, _ in s.verify.repair = true },
         Option(["--select"], "WHAT", help: "store (default), manifest or lock", commands: ["export"]) { s, v in
             guard let selection = ExportOptions.Selection(rawValue: v) else {
-                throw OptionError("--select takes store, manifest or lock, not \(SecretShape.echo(v))")
+                throw UsageError("--select takes store, manifest or lock, not \(SecretShape.echo(v))")
             }
             s.export.selection = selection
         },
@@ -135,12 +135,12 @@ enum CommandLineParser {
         Option(["--chunk-size"], "BYTES", help: "oci://: the largest upload request (default 16MiB; K, M, G\nsuffixes; larger blobs go in resumable chunks of this size)",
                commands: ["export"]) { s, v in
             guard let bytes = ExportOptions.byteCount(v), bytes >= 64 << 10, bytes <= 4 << 30 else {
-                throw OptionError("--chunk-size takes a size from 64K to 4G (e.g. 16M), not \(SecretShape.echo(v))")
+                throw UsageError("--chunk-size takes a size from 64K to 4G (e.g. 16M), not \(SecretShape.echo(v))")
             }
             s.export.chunkSize = bytes
         },
         Option(["--mount-from"], "REPO", help: "oci://: mount blobs from this repository of the same registry\ninstead of uploading them (repeatable)", commands: ["export"]) { s, v in
-            guard OCIReference.isValidRepository(v) else { throw OptionError("--mount-from takes a repository name (lowercase, e.g. models/base), not \(SecretShape.echo(v))") }
+            guard OCIReference.isValidRepository(v) else { throw UsageError("--mount-from takes a repository name (lowercase, e.g. models/base), not \(SecretShape.echo(v))") }
             s.export.mountFrom.append(v)
         },
         Option(["--check"], help: "compare, write nothing", commands: ["lock"]) { s, _ in s.lock.check = true },
@@ -150,27 +150,27 @@ enum CommandLineParser {
     /// - Throws: `UsageError`.
     static func parse(_ arguments: [String]) throws(UsageError) -> Command {
         var state = State()
-        do throws(OptionError) {
+        do throws(UsageError) {
             let given = try options.parse(arguments, into: &state,
-                refuse: { name in refusedKeyOptions.contains(name) ? OptionError(refusedKey(name).message) : nil },
-                unknown: { OptionError(unknownOption($0)) },
+                refuse: { name in refusedKeyOptions.contains(name) ? refusedKey(name) : nil },
+                unknown: { UsageError(unknownOption($0)) },
                 positional: positional,
                 stop: { $0.wantsVersion })
             if state.wantsVersion { return .version }
             if state.wantsHelp { return .help(topic: state.command) }
             guard let command = state.command else {
-                throw OptionError("missing command: use plan, sync, verify, status, export or lock (e.g. `manashiki-sync plan`)")
+                throw UsageError("missing command: use plan, sync, verify, status, export or lock (e.g. `manashiki-sync plan`)")
             }
-            if state.quiet && state.verbose { throw OptionError("--quiet and --verbose cannot be combined") }
+            if state.quiet && state.verbose { throw UsageError("--quiet and --verbose cannot be combined") }
             if let wrong = options.scopeError(given, command: command.rawValue) { throw wrong }
             return try assemble(&state, command: command)
         } catch {
-            throw UsageError(error.message, command: state.command)
+            throw UsageError(error.message, command: state.command?.rawValue)
         }
     }
 
     /// A command word, `help [COMMAND]`, or `export`'s directory.
-    static func positional(_ argument: String, _ state: inout State, _ rest: inout ArraySlice<String>) throws(OptionError) {
+    static func positional(_ argument: String, _ state: inout State, _ rest: inout ArraySlice<String>) throws(UsageError) {
         if state.command == nil, argument == "help" {
             state.wantsHelp = true
             if let topic = rest.first.flatMap(Command.CommandName.init(rawValue:)) { state.command = topic; rest = rest.dropFirst() }
@@ -181,30 +181,30 @@ enum CommandLineParser {
             return
         }
         guard state.command == nil else {
-            throw OptionError("unexpected argument \(SecretShape.echo(argument)) after the command")
+            throw UsageError("unexpected argument \(SecretShape.echo(argument)) after the command")
         }
         guard let c = Command.CommandName(rawValue: argument) else {
-            throw OptionError("unknown command \(SecretShape.echo(argument)); the commands are plan, sync, verify, status, export and lock")
+            throw UsageError("unknown command \(SecretShape.echo(argument)); the commands are plan, sync, verify, status, export and lock")
         }
         state.command = c
     }
 
     /// The command, after the checks that involve more than one option.
-    static func assemble(_ state: inout State, command: Command.CommandName) throws(OptionError) -> Command {
+    static func assemble(_ state: inout State, command: Command.CommandName) throws(UsageError) -> Command {
         state.global.verbosity = state.quiet ? .quiet : state.verbose ? .verbose : .normal
         if command == .export {
             guard state.positional.count == 1 else {
-                throw OptionError(state.positional.isEmpty ? "export needs the bundle directory: `manashiki-sync export DIR`"
+                throw UsageError(state.positional.isEmpty ? "export needs the bundle directory: `manashiki-sync export DIR`"
                                                            : "export takes one bundle directory, not \(state.positional.count) arguments")
             }
             state.export.directory = state.positional[0]
         }
         let sync = state.sync
-        if state.global.offline && sync.every != nil { throw OptionError("--offline cannot be combined with --every") }
-        if state.jitterGiven && sync.every == nil { throw OptionError("--jitter only applies with --every") }
-        if sync.every != nil && sync.dryRun { throw OptionError("--every cannot be combined with --dry-run") }
+        if state.global.offline && sync.every != nil { throw UsageError("--offline cannot be combined with --every") }
+        if state.jitterGiven && sync.every == nil { throw UsageError("--jitter only applies with --every") }
+        if sync.every != nil && sync.dryRun { throw UsageError("--every cannot be combined with --dry-run") }
         if sync.metricsFile != nil && sync.dryRun {
-            throw OptionError("--metrics-file cannot be combined with --dry-run (a dry run is not a run to alert on)")
+            throw UsageError("--metrics-file cannot be combined with --dry-run (a dry run is not a run to alert on)")
         }
         switch command {
         case .plan: return .plan(state.global)
@@ -217,15 +217,15 @@ enum CommandLineParser {
     }
 
     /// A whole number (0 or more).
-    static func count(_ name: String, _ text: String) throws(OptionError) -> Int {
-        guard let n = Int(text), n >= 0 else { throw OptionError("\(name) needs a whole number (0 or more), not \(SecretShape.echo(text))") }
+    static func count(_ name: String, _ text: String) throws(UsageError) -> Int {
+        guard let n = Int(text), n >= 0 else { throw UsageError("\(name) needs a whole number (0 or more), not \(SecretShape.echo(text))") }
         return n
     }
 
     /// A duration such as `30s` or `1h30m`.
-    static func duration(_ name: String, _ text: String) throws(OptionError) -> Duration {
+    static func duration(_ name: String, _ text: String) throws(UsageError) -> Duration {
         guard let d = DurationText.parse(text) else {
-            throw OptionError("\(name) needs a duration such as 30s, 10m, 6h or 1h30m, not \(SecretShape.echo(text))")
+            throw UsageError("\(name) needs a duration such as 30s, 10m, 6h or 1h30m, not \(SecretShape.echo(text))")
         }
         return d
     }

@@ -1,4 +1,6 @@
 import Foundation
+import ManashikiSync
+import ManashikiCore
 
 /// The `manashiki-sync` program: parse, dispatch, map signals to exit codes.
 ///
@@ -23,12 +25,12 @@ public struct CommandLineTool: Sendable {
         let command: Command
         do { command = try CommandLineParser.parse(arguments) } catch {
             console.error(error.message)
-            let help = error.command.map { "manashiki-sync \($0.rawValue) --help" } ?? "manashiki-sync --help"
+            let help = error.command.map { "manashiki-sync \($0) --help" } ?? "manashiki-sync --help"
             console.err.write("Run `\(help)` for usage.\n")
             if arguments.contains("--json") {
                 // A consumer of --json reads exactly one summary on every path, a usage error too.
                 JSONEventWriter(console: console).emit("summary", StoppedSummaryFields(
-                    command: error.command?.rawValue, outcome: "usage-error", exit: .usage,
+                    command: error.command, outcome: "usage-error", exit: .usage,
                     error: ErrorFields(message: error.message, hint: "run `\(help)`", kind: "terminal")))
             }
             return .usage
@@ -52,8 +54,12 @@ public struct CommandLineTool: Sendable {
         return code
     }
 
-    /// Runs a parsed command.
+    /// Runs a parsed command, the library's remedies worded as this command's (`RemedyWording.commandLine`).
     package func execute(_ command: Command) async -> ExitCode {
+        await RemedyWording.$current.withValue(.commandLine) { await dispatch(command) }
+    }
+
+    private func dispatch(_ command: Command) async -> ExitCode {
         switch command {
         case .plan(let global):
             return await PlanCommand(context: CommandContext(console: console, global: global)).run()

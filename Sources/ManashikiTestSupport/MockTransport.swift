@@ -1,4 +1,5 @@
 import Foundation
+import ManashikiCore
 import Manashiki
 
 /// A closure-backed `HTTPTransport` for unit tests: every request goes to `handler`, and every
@@ -37,11 +38,10 @@ public struct MockTransport: HTTPTransport {
         if let failure = response.failAfterBody { throw failure }
     }
 
-    private final class Recorder: @unchecked Sendable {
-        private let lock = NSLock()
-        private var items: [HTTPRequest] = []
-        func append(_ r: HTTPRequest) { lock.lock(); items.append(r); lock.unlock() }
-        var all: [HTTPRequest] { lock.lock(); defer { lock.unlock() }; return items }
+    private final class Recorder: Sendable {
+        private let items = Locked<[HTTPRequest]>([])
+        func append(_ r: HTTPRequest) { items.withLock { $0.append(r) } }
+        var all: [HTTPRequest] { items.current }
     }
 }
 

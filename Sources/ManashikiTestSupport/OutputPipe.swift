@@ -1,4 +1,5 @@
 import Foundation
+import ManashikiCore
 #if canImport(Glibc)
 import Glibc
 #elseif canImport(Darwin)
@@ -23,8 +24,7 @@ import Darwin
 public final class OutputPipe: @unchecked Sendable {
     /// Hand this to the child as its standard output or error.
     public let pipe = Pipe()
-    private let lock = NSLock()
-    private var data = Data()
+    private let data = Locked(Data())
     private let finished = DispatchSemaphore(value: 0)
 
     /// Starts reading at once; the thread ends at end of file (when every writer has closed).
@@ -36,9 +36,7 @@ public final class OutputPipe: @unchecked Sendable {
                 let n = read(fd, &buffer, buffer.count)
                 if n < 0 && errno == EINTR { continue }
                 if n <= 0 { break }
-                lock.lock()
-                data.append(contentsOf: buffer[0..<n])
-                lock.unlock()
+                data.withLock { $0.append(contentsOf: buffer[0..<n]) }
             }
             finished.signal()
         }
@@ -57,15 +55,9 @@ public final class OutputPipe: @unchecked Sendable {
 
     /// Everything read so far, as UTF-8.
     public var text: String {
-        lock.lock()
-        defer { lock.unlock() }
-        return String(decoding: data, as: UTF8.self)
+        String(decoding: data.current, as: UTF8.self)
     }
 
     /// Everything read so far.
-    public var bytes: Data {
-        lock.lock()
-        defer { lock.unlock() }
-        return data
-    }
+    public var bytes: Data { data.current }
 }

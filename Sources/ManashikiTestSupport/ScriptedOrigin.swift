@@ -1,4 +1,5 @@
 import Foundation
+import ManashikiCore
 import ManashikiRegistry
 #if canImport(Glibc)
 import Glibc
@@ -27,12 +28,15 @@ package final class ScriptedOrigin: @unchecked Sendable {
     private let listenFD: Int32
     /// The port it listens on.
     package let port: UInt16
-    private let lock = NSLock()
-    private var handler: Handler
-    private var recorded: [ScriptedRequest] = []
-    private var stopped = false
-    /// Bytes sent by `.endless` steps, in all.
-    private var endlessSent = 0
+    private let state: Locked<State>
+
+    private struct State {
+        var handler: Handler
+        var recorded: [ScriptedRequest] = []
+        var stopped = false
+        /// Bytes sent by `.endless` steps, in all.
+        var endlessSent = 0
+    }
 
     /// `http://127.0.0.1:<port>`.
     package var baseURL: URL { URL(string: "http://127.0.0.1:\(port)")! }
@@ -41,7 +45,7 @@ package final class ScriptedOrigin: @unchecked Sendable {
 
     /// Listens on a free loopback port and answers every request with `handler`'s steps.
     package init(_ handler: @escaping Handler) throws {
-        self.handler = handler
+        self.state = Locked(State(handler: handler))
         let fd = socket(AF_INET, POSIXSocket.streamType, 0)
         guard fd >= 0 else { throw POSIXError(.EIO) }
         var one: Int32 = 1
@@ -71,26 +75,26 @@ package final class ScriptedOrigin: @unchecked Sendable {
     deinit { stop() }
 
     /// Replaces the script.
-    package func setHandler(_ handler: @escaping Handler) { lock.lock(); self.handler = handler; lock.unlock() }
+    package func setHandler(_ handler: @escaping Handler) { state.withLock { $0.handler = handler } }
 
     /// Every request received so far.
-    package var requests: [ScriptedRequest] { lock.lock(); defer { lock.unlock() }; return recorded }
+    package var requests: [ScriptedRequest] { state.withLock { $0.recorded } }
     /// Bytes sent by `.endless` steps so far, in all.
-    package var bytesSentByEndlessSteps: Int { lock.lock(); defer { lock.unlock() }; return endlessSent }
+    package var bytesSentByEndlessSteps: Int { state.withLock { $0.endlessSent } }
 
     /// Stops listening; steps under way end at their next check.
     package func stop() {
-        lock.lock()
-        let wasStopped = stopped
-        stopped = true
-        lock.unlock()
+        let wasStopped = state.withLock { state in
+            defer { state.stopped = true }
+            return state.stopped
+        }
         if !wasStopped {
             shutdown(listenFD, Int32(SHUT_RDWR))
             close(listenFD)
         }
     }
 
-    private var isStopped: Bool { lock.lock(); defer { lock.unlock() }; return stopped }
+    private var isStopped: Bool { state.withLock { $0.stopped } }
 
     private static func acceptLoop(_ listenFD: Int32, _ origin: () -> ScriptedOrigin?) {
         while true {
@@ -127,10 +131,10 @@ package final class ScriptedOrigin: @unchecked Sendable {
             headers.append((String(line[..<colon]), line[line.index(after: colon)...].trimmingCharacters(in: .whitespaces)))
         }
         let request = ScriptedRequest(method: String(requestLine[0]), target: String(requestLine[1]), headers: headers)
-        lock.lock()
-        recorded.append(request)
-        let handler = self.handler
-        lock.unlock()
+        let handler = state.withLock { state in
+            state.recorded.append(request)
+            return state.handler
+        }
         for step in handler(request) {
             switch step {
             case .send(let data):
@@ -143,7 +147,7 @@ package final class ScriptedOrigin: @unchecked Sendable {
                 while sent < limit && !isStopped {
                     guard sendAll(fd, chunk) else { break }
                     sent += chunk.count
-                    lock.lock(); endlessSent += chunk.count; lock.unlock()
+                    state.withLock { $0.endlessSent += chunk.count }
                 }
                 return
             case .silence(let seconds):

@@ -14,7 +14,7 @@ enum BenchCommand {
                 return
             }
             let options: BenchOptions
-            do throws(OptionError) {
+            do throws(UsageError) {
                 options = try BenchOptions.parse(arguments, suites: BenchSuites.all.map(\.name))
             } catch {
                 throw BenchError("\(error.message) (`manashiki-bench --help` lists the suites and options)")

@@ -55,7 +55,7 @@ final class BenchContext {
     /// The context a child bench given `childArguments` works in.
     static func child(_ arguments: [String]) throws -> BenchContext {
         let o: BenchOptions
-        do throws(OptionError) { o = try BenchOptions.parse(arguments, suites: []) } catch { throw BenchError(error.message) }
+        do throws(UsageError) { o = try BenchOptions.parse(arguments, suites: []) } catch { throw BenchError(error.message) }
         let context = BenchContext(rounds: o.rounds, sizeMiB: o.sizeMiB, disk: o.workdir, maxLoad: o.maxLoad)
         context.profileDirectory = o.profile
         return context

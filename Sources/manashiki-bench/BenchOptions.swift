@@ -36,7 +36,7 @@ struct BenchOptions: Sendable, Equatable {
             """) { o, v in o.workdir = URL(fileURLWithPath: v) },
         Option(["--max-load"], "X", help: "before each round, wait (up to 2 min) for a 1-minute load average ≤ X") { o, v in
             guard let x = Double(v), x.isFinite, x >= 0 else {
-                throw OptionError("--max-load needs a load average such as 2 or 1.5, not \"\(v)\"")
+                throw UsageError("--max-load needs a load average such as 2 or 1.5, not \"\(v)\"")
             }
             o.maxLoad = x
         },
@@ -48,22 +48,22 @@ struct BenchOptions: Sendable, Equatable {
     ])
 
     /// A whole number of at least 1.
-    static func positiveInteger(_ name: String, _ text: String) throws(OptionError) -> Int {
-        guard let n = Int(text), n >= 1 else { throw OptionError("\(name) needs a whole number of at least 1, not \"\(text)\"") }
+    static func positiveInteger(_ name: String, _ text: String) throws(UsageError) -> Int {
+        guard let n = Int(text), n >= 1 else { throw UsageError("\(name) needs a whole number of at least 1, not \"\(text)\"") }
         return n
     }
 
     /// Parses `arguments` (without the program name); `suites` are the names a suite argument may take.
     /// `-h`/`--help` anywhere wins over everything else, so `--rounds --help` still shows help.
-    static func parse(_ arguments: [String], suites: [String]) throws(OptionError) -> BenchOptions {
+    static func parse(_ arguments: [String], suites: [String]) throws(UsageError) -> BenchOptions {
         var options = BenchOptions()
         if arguments.contains("--help") || arguments.contains("-h") { options.wantsHelp = true; return options }
         try table.parse(arguments, into: &options,
-            unknown: { OptionError("unknown option \($0)") },
-            positional: { word, options, _ throws(OptionError) in
+            unknown: { UsageError("unknown option \($0)") },
+            positional: { word, options, _ throws(UsageError) in
                 if word == "all" { options.suites = suites; return }
                 guard suites.contains(word) else {
-                    throw OptionError("unknown suite \(word); the suites are all, \(suites.joined(separator: ", "))")
+                    throw UsageError("unknown suite \(word); the suites are all, \(suites.joined(separator: ", "))")
                 }
                 options.suites.append(word)
             })

@@ -7,7 +7,7 @@ import Testing
 struct BenchOptionsTests {
     static let suites = ["download", "fleet", "rate"]
 
-    func parse(_ arguments: [String]) throws(OptionError) -> BenchOptions {
+    func parse(_ arguments: [String]) throws(UsageError) -> BenchOptions {
         try BenchOptions.parse(arguments, suites: Self.suites)
     }
 
@@ -57,7 +57,7 @@ struct BenchOptionsTests {
         (["--workdir", "--rounds", "3"], "--workdir needs a value"),
     ])
     func refused(arguments: [String], message: String) {
-        #expect(throws: OptionError(message)) { try parse(arguments) }
+        #expect(throws: UsageError(message)) { try parse(arguments) }
     }
 
     @Test("the usage lists every suite and every option from the table")

@@ -1,5 +1,6 @@
 import Foundation
 import Testing
+import ManashikiCore
 @testable import ManashikiSyncCLI
 
 @Suite("CommandLineParser: export, lock and source options")

@@ -114,6 +114,7 @@ extension ManashikiClient {
         switch error {
         case .transport(let text): return .transport(sanitize(text, bearer: bearer))
         case .invalidResponse(let text): return .invalidResponse(sanitize(text, bearer: bearer))
+        case .registryDisagrees(let text): return .registryDisagrees(sanitize(text, bearer: bearer))
         default: return error
         }
     }

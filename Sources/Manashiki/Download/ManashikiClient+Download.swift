@@ -218,13 +218,13 @@ extension ManashikiClient {
         }
         if let expecting {
             if let v = expecting.version, let served = ticket.version, v != served {
-                throw APIError.invalidResponse("the registry serves version \(served) of \(modelId) for download but listed \(v); it is being updated, try again shortly")
+                throw APIError.registryDisagrees("the registry serves version \(served) of \(modelId) for download but listed \(v); it is being updated, try again shortly")
             }
             if let s = expecting.sha256, let served = ticket.sha256, s != served {
-                throw APIError.invalidResponse("the registry serves a different artifact of \(modelId) (sha256 \(served.prefix(12))…) than expected (\(s.prefix(12))…); it is being updated, try again shortly")
+                throw APIError.registryDisagrees("the registry serves a different artifact of \(modelId) (sha256 \(served.prefix(12))…) than expected (\(s.prefix(12))…); it is being updated, try again shortly")
             }
             if let s = expecting.size, let served = ticket.size, s != served {
-                throw APIError.invalidResponse("the registry serves \(served) bytes of \(modelId) but listed \(s); it is being updated, try again shortly")
+                throw APIError.registryDisagrees("the registry serves \(served) bytes of \(modelId) but listed \(s); it is being updated, try again shortly")
             }
         }
         return ticket

@@ -39,7 +39,7 @@ extension APIError: LocalizedError, CustomStringConvertible {
             return "The signed download URL of \(Self.quoted(id)) expired before the transfer reached the storage host (HTTP \(status)). Nothing was installed; request the download again (a new URL is issued)."
         case .refusedURL(let reason):
             return "Refused to connect: \(reason). Only https URLs (and http to this machine) are followed, so credentials and artifacts cannot be sent or fetched elsewhere."
-        case .invalidResponse(let detail) where detail.hasPrefix("the registry serves"):
+        case .registryDisagrees(let detail):
             // A download ticket that disagrees with the catalog: the registry is mid-update, not a proxy.
             return "The registry's answers disagree: \(detail)."
         case .invalidResponse(let detail):

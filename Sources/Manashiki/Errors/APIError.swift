@@ -71,6 +71,10 @@ public enum APIError: Error, Sendable, Equatable {
 
     /// The response could not be decoded; `detail` says which part.
     case invalidResponse(String)
+    /// The download ticket disagrees with the catalog entry the call expected (its version,
+    /// digest or size): the registry is being updated, not a proxy in the way. `detail` says
+    /// which value differs. Nothing was downloaded; the same call shortly after can succeed.
+    case registryDisagrees(String)
     /// The network failed (connection refused or reset, DNS, a TLS handshake, a stalled transfer).
     case transport(String)
     /// The server's TLS certificate did not verify against the trusted CAs (`reason` is the TLS

@@ -1,4 +1,5 @@
 import Foundation
+import ManashikiCore
 
 /// Reusable fixed-size buffers for received body bytes, handed to consumers as `Data` without
 /// a copy: when the last `Data` holding a buffer goes away, the buffer returns to the pool
@@ -8,41 +9,31 @@ final class ChunkPool: @unchecked Sendable {
     /// The size of every buffer.
     let size: Int
     private let keep: Int
-    private let lock = NSLock()
-    private var free: [UnsafeMutableRawPointer] = []
+    private let free = Locked<[UnsafeMutableRawPointer]>([])
 
     init(size: Int, keep: Int) {
         self.size = size
         self.keep = keep
     }
 
-    deinit { free.forEach { $0.deallocate() } }
+    deinit { free.withLock { $0.forEach { $0.deallocate() } } }
 
     /// Buffers waiting to be reused.
-    var idleCount: Int {
-        lock.lock()
-        defer { lock.unlock() }
-        return free.count
-    }
+    var idleCount: Int { free.withLock { $0.count } }
 
     /// A buffer of `size` bytes, reused or new.
     func take() -> UnsafeMutableRawPointer {
-        lock.lock()
-        let reused = free.popLast()
-        lock.unlock()
-        return reused ?? .allocate(byteCount: size, alignment: 4096)
+        free.withLock { $0.popLast() } ?? .allocate(byteCount: size, alignment: 4096)
     }
 
     /// Returns a buffer that was never handed out.
     func give(_ buffer: UnsafeMutableRawPointer) {
-        lock.lock()
-        if free.count < keep {
+        let kept = free.withLock { free in
+            guard free.count < keep else { return false }
             free.append(buffer)
-            lock.unlock()
-        } else {
-            lock.unlock()
-            buffer.deallocate()
+            return true
         }
+        if !kept { buffer.deallocate() }
     }
 
     /// The first `count` bytes of `buffer` as `Data` that gives the buffer back when released.

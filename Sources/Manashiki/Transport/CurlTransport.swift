@@ -89,7 +89,8 @@ final class CurlTransfer: @unchecked Sendable {
     private let caLocations: CALocations
     private var peerCertificate = PeerCertificate()
 
-    // Shared state, guarded by `condition`.
+    // Shared state, guarded by `condition`: an `NSCondition`, not `Locked`, because the curl
+    // thread waits on it while the consumer is behind (the bounded queue's backpressure).
     private let condition = NSCondition()
     private var events: [Event] = []
     private var queuedBytes = 0

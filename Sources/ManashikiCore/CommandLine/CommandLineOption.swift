@@ -10,7 +10,7 @@ package struct CommandLineOption<State>: Sendable {
     /// The commands that accept it, in the order help names them; empty: every command.
     package let commands: [String]
     /// What it does to the parse state, given its value ("" for a switch). It throws
-    /// `OptionError` for a bad value.
+    /// `UsageError` for a bad value.
     package let apply: @Sendable (inout State, String) throws -> Void
 
     /// Declares an option.
@@ -35,12 +35,4 @@ package struct CommandLineOption<State>: Sendable {
         let prefix = shorts.isEmpty ? (shortColumn ? "    " : "") : shorts.joined(separator: ", ") + ", "
         return prefix + long + value
     }
-}
-
-/// Why a command line cannot be parsed: what is wrong and what to type instead.
-package struct OptionError: Error, Sendable, Equatable {
-    /// The message.
-    package let message: String
-    /// Wraps a message.
-    package init(_ message: String) { self.message = message }
 }

@@ -36,13 +36,13 @@ package struct OptionTable<State>: Sendable {
     ///   - positional: handles an argument that is not an option; it may consume more of `rest`.
     ///   - stop: parsing ends early when it holds after an option (`--version`).
     /// - Returns: the options given, in order.
-    /// - Throws: `OptionError` from the grammar, an option's `apply` or a handler.
+    /// - Throws: `UsageError` from the grammar, an option's `apply` or a handler.
     @discardableResult
     package func parse(_ arguments: [String], into state: inout State,
-                       refuse: (String) -> OptionError? = { _ in nil },
-                       unknown: (String) -> OptionError = { OptionError("unknown option \($0)") },
-                       positional: (String, inout State, inout ArraySlice<String>) throws(OptionError) -> Void,
-                       stop: (State) -> Bool = { _ in false }) throws(OptionError) -> [Given] {
+                       refuse: (String) -> UsageError? = { _ in nil },
+                       unknown: (String) -> UsageError = { UsageError("unknown option \($0)") },
+                       positional: (String, inout State, inout ArraySlice<String>) throws(UsageError) -> Void,
+                       stop: (State) -> Bool = { _ in false }) throws(UsageError) -> [Given] {
         var given: [Given] = []
         var rest = arguments[...]
         while let argument = rest.popFirst() {
@@ -60,17 +60,17 @@ package struct OptionTable<State>: Sendable {
             }
             let value: String
             if option.isSwitch {
-                if inline != nil { throw OptionError("\(name) takes no value (leave out \"=…\")") }
+                if inline != nil { throw UsageError("\(name) takes no value (leave out \"=…\")") }
                 value = ""
             } else if let inline {
                 value = inline
             } else {
-                guard let next = rest.first, !next.hasPrefix("--") || next == "-" else { throw OptionError("\(name) needs a value") }
+                guard let next = rest.first, !next.hasPrefix("--") || next == "-" else { throw UsageError("\(name) needs a value") }
                 rest = rest.dropFirst()
                 value = next
             }
             do { try option.apply(&state, value) } catch {
-                throw error as? OptionError ?? OptionError("\(name): \(error)")
+                throw error as? UsageError ?? UsageError("\(name): \(error)")
             }
             given.append(Given(name: name, option: option))
             if stop(state) { break }
@@ -80,11 +80,11 @@ package struct OptionTable<State>: Sendable {
 
     /// The first option in `given` that `command` does not accept, as an error naming the
     /// commands that do.
-    package func scopeError(_ given: [Given], command: String) -> OptionError? {
+    package func scopeError(_ given: [Given], command: String) -> UsageError? {
         guard let wrong = given.first(where: { !$0.option.commands.isEmpty && !$0.option.commands.contains(command) }) else { return nil }
         let names = wrong.option.commands.map { "`\($0)`" }
         let list = names.count == 1 ? names[0] : names.dropLast().joined(separator: ", ") + " and " + names.last!
-        return OptionError("\(wrong.name) is an option of \(list), not of `\(command)`")
+        return UsageError("\(wrong.name) is an option of \(list), not of `\(command)`")
     }
 
     /// Help lines for the options named in `entries` (each with its own text, or the option's),

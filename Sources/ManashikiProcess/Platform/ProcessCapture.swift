@@ -1,4 +1,5 @@
 import Foundation
+import ManashikiCore
 
 /// Runs a command to completion and captures its standard output, on every platform: where
 /// processes cannot be started (iOS, tvOS, watchOS, visionOS) it throws
@@ -88,9 +89,8 @@ package enum ProcessCapture {
 }
 
 /// Set once by the watchdog, read after the child has exited.
-private final class TimeoutFlag: @unchecked Sendable {
-    private let lock = NSLock()
-    private var value = false
-    func set() { lock.lock(); value = true; lock.unlock() }
-    var isSet: Bool { lock.lock(); defer { lock.unlock() }; return value }
+private final class TimeoutFlag: Sendable {
+    private let value = Locked(false)
+    func set() { value.withLock { $0 = true } }
+    var isSet: Bool { value.current }
 }

@@ -2,6 +2,7 @@
 import Foundation
 import Glibc
 import CManashikiSpawn
+import ManashikiCore
 
 /// Linux: `posix_spawn` through `mk_spawn` (closes every descriptor above 2 in the child,
 /// resets signal dispositions), reaped with `wait4` so the child's peak RSS is known.
@@ -12,13 +13,9 @@ final class SpawnBackend: @unchecked Sendable {
         var reason: ChildProcess.TerminationReason = .exit
         var usage: ChildProcess.ResourceUsage?
     }
-    private let state = NSLock()
-    private var s = State()
+    private let state = Locked(State())
 
-    private func withState<R>(_ body: (inout State) -> R) -> R {
-        state.lock(); defer { state.unlock() }
-        return body(&s)
-    }
+    private func withState<R>(_ body: (inout State) -> R) -> R { state.withLock(body) }
 
     var processIdentifier: Int32 { withState { $0.pid } }
 
@@ -102,15 +99,15 @@ private func withOptionalCString<R>(_ s: String?, _ body: (UnsafePointer<CChar>?
 
 #elseif os(macOS)
 import Foundation
+import ManashikiCore
 
 /// macOS: `Foundation.Process` (the corelibs crash that rules it out on Linux does not exist in
 /// Apple's Foundation). `Process` is macOS-only: on iOS, tvOS, watchOS and visionOS this file
 /// compiles to nothing and `ChildProcess` does not exist.
 final class SpawnBackend: @unchecked Sendable {
-    private let lock = NSLock()
-    private var process: Process?
+    private let process = Locked<Process?>(nil)
 
-    private var current: Process? { lock.lock(); defer { lock.unlock() }; return process }
+    private var current: Process? { process.current }
 
     var processIdentifier: Int32 { current?.processIdentifier ?? 0 }
 
@@ -127,7 +124,7 @@ final class SpawnBackend: @unchecked Sendable {
         // `Process.run()` throws Cocoa errors (NSFileNoSuchFileError…), not the POSIXError
         // `ChildProcess.run()` promises.
         do { try p.run() } catch { throw POSIXError(POSIXErrorCode(rawValue: SpawnFailure.errno(of: error)) ?? .EIO) }
-        lock.lock(); process = p; lock.unlock()
+        process.withLock { $0 = p }
     }
 
     var isRunning: Bool { current?.isRunning ?? false }

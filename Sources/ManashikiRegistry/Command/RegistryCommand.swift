@@ -56,11 +56,6 @@ public enum RegistryCommand {
         var readyFile: String?
     }
 
-    /// A command line that cannot be run.
-    struct UsageError: Error, Equatable {
-        let message: String
-    }
-
     /// Runs the command line `arguments` (without the program name) and returns the exit
     /// status. `serve` blocks until SIGINT or SIGTERM.
     public static func run(_ arguments: [String]) -> Int32 {
@@ -140,43 +135,43 @@ public enum RegistryCommand {
     ])
 
     /// A non-negative integer of type `T`.
-    static func integer<T: FixedWidthInteger>(_ flag: String, _ text: String) throws(OptionError) -> T {
-        guard let n = T(text), n >= 0 else { throw OptionError("\(flag) needs a non-negative integer, not \"\(text)\"") }
+    static func integer<T: FixedWidthInteger>(_ flag: String, _ text: String) throws(UsageError) -> T {
+        guard let n = T(text), n >= 0 else { throw UsageError("\(flag) needs a non-negative integer, not \"\(text)\"") }
         return n
     }
 
     /// Parses a command line (without the program name).
     static func parse(_ arguments: [String]) throws(UsageError) -> Invocation {
-        guard let command = arguments.first else { throw UsageError(message: "missing command (serve, check or generate)") }
+        guard let command = arguments.first else { throw UsageError("missing command (serve, check or generate)") }
         if arguments.contains("--help") || arguments.contains("-h") || command == "help" { return .help }
-        guard ["serve", "check", "generate"].contains(command) else { throw UsageError(message: "unknown command \"\(command)\"") }
+        guard ["serve", "check", "generate"].contains(command) else { throw UsageError("unknown command \"\(command)\"") }
         var state = ParseState()
         state.command = command
-        do throws(OptionError) {
+        do throws(UsageError) {
             let given = try options.parse(Array(arguments.dropFirst()), into: &state,
-                unknown: { OptionError("unknown option \"\($0)\"") },
-                positional: { argument, state, _ throws(OptionError) in
-                    guard state.command != "generate", state.directory == nil else { throw OptionError("unexpected argument \"\(argument)\"") }
+                unknown: { UsageError("unknown option \"\($0)\"") },
+                positional: { argument, state, _ throws(UsageError) in
+                    guard state.command != "generate", state.directory == nil else { throw UsageError("unexpected argument \"\(argument)\"") }
                     state.directory = argument
                 })
             if let wrong = options.scopeError(given, command: command) { throw wrong }
         } catch {
-            throw UsageError(message: error.message)
+            throw UsageError(error.message)
         }
         switch command {
         case "generate":
             guard let size = state.size, let seed = state.seed, let output = state.output else {
-                throw UsageError(message: "generate needs --size, --seed and --output")
+                throw UsageError("generate needs --size, --seed and --output")
             }
             return .generate(size: size, seed: seed, output: output)
         default:
             guard let directory = state.directory else {
-                throw UsageError(message: "\(command) needs the catalog directory, e.g. `manashiki-registry \(command) examples/registry`")
+                throw UsageError("\(command) needs the catalog directory, e.g. `manashiki-registry \(command) examples/registry`")
             }
             if command == "check" { return .check(directory: directory) }
             let o = state.serve
             if !o.allowRemote, !RegistryConfiguration.isLoopback(o.host) {
-                throw UsageError(message: "--host \(o.host) is not a loopback address; add --allow-remote to expose the registry to the network")
+                throw UsageError("--host \(o.host) is not a loopback address; add --allow-remote to expose the registry to the network")
             }
             return .serve(directory: directory, configuration: o)
         }
@@ -207,15 +202,9 @@ public enum RegistryCommand {
         }
         // Signals are handled before readiness is announced: a harness may send SIGTERM as soon
         // as it sees the ready line, and the ready file must still be removed then.
+        // A second signal does not exit at once: the ready file must be removed on the way out.
         let done = DispatchSemaphore(value: 0)
-        var sources: [any DispatchSourceSignal] = []
-        for number in [SIGINT, SIGTERM] {
-            signal(number, SIG_IGN)
-            let source = DispatchSource.makeSignalSource(signal: number, queue: .global())
-            source.setEventHandler { done.signal() }
-            source.resume()
-            sources.append(source)
-        }
+        let trap = SignalTrap(exitsOnRepeat: false) { _ in done.signal() }
         let api = registry.apiBaseURL.absoluteString, storage = registry.storageBaseURL.absoluteString
         let ready = String(decoding: JSONBody.encode(["apiBaseURL": api, "storageBaseURL": storage, "pid": Int(getpid())]), as: UTF8.self)
         print("""
@@ -241,7 +230,7 @@ public enum RegistryCommand {
         print("manashiki-registry: stopping")
         registry.stop()
         if let path = options.readyFile { unlink(path) }
-        sources.forEach { $0.cancel() }
+        trap.cancel()
         return 0
     }
 

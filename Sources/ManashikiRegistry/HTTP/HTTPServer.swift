@@ -37,6 +37,8 @@ final class HTTPServer: @unchecked Sendable {
     private let handler: any HTTPRequestHandler
     private let maxHeadBytes: Int
     private let state = Locked(State())
+    /// An `NSCondition` beside `state`: `stop()` waits on it until the accept loop and the
+    /// connection threads have ended (`Locked` cannot wait).
     private let finished = NSCondition()
 
     /// Binds `host:port` (port 0 picks an ephemeral one). Call `start()` to accept.

@@ -3,6 +3,7 @@ import Foundation
 /// A one-way flag that wakes every thread sleeping on it: set when a server stops, so slow
 /// drips, stalls and endless bodies end promptly instead of keeping threads alive.
 final class StopSignal: @unchecked Sendable {
+    /// An `NSCondition`, not `Locked`: `sleep` waits on it until `fire()` wakes it.
     private let condition = NSCondition()
     private var stopped = false
 

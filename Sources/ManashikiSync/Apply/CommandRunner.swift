@@ -15,10 +15,10 @@ public enum CommandRunner {
     /// thread (never blocking the concurrency pool), is terminated after `timeout` seconds (a
     /// command waiting for a prompt must not hold the store lock forever), and does not inherit
     /// `MANASHIKI_API_KEY`.
-    /// - Throws: `SyncFailure` (terminal) if it cannot start, times out, exits non-zero, or
-    ///   this platform starts no processes.
+    /// - Throws: `CommandFailure` (terminal once wrapped in a `SyncFailure`) if it cannot
+    ///   start, times out, exits non-zero, or this platform starts no processes.
     @Sendable public static func run(_ argv: [String]) async throws -> String {
-        guard let executable = argv.first else { throw SyncFailure(kind: .terminal, message: "the session command is empty") }
+        guard let executable = argv.first else { throw CommandFailure(executable: "", reason: .empty) }
         guard ProcessCapture.isSupported else { throw unsupported() }
         return try await withCheckedThrowingContinuation { (continuation: CheckedContinuation<String, any Error>) in
             let thread = Thread {
@@ -30,8 +30,8 @@ public enum CommandRunner {
     }
 
     /// The error of a `command` source where no process can be started.
-    static func unsupported() -> SyncFailure {
-        SyncFailure(kind: .terminal, message: "session commands cannot run on \(ProcessCapture.platformName) (apps cannot start processes there); give the model a session source of env, file or mint instead")
+    static func unsupported() -> CommandFailure {
+        CommandFailure(executable: "", reason: .unsupported(platform: ProcessCapture.platformName))
     }
 
     private static func runBlocking(_ executable: String, _ arguments: [String]) throws -> String {
@@ -44,13 +44,13 @@ public enum CommandRunner {
         } catch ProcessCapture.Failure.unsupported {
             throw unsupported()
         } catch {
-            throw SyncFailure(kind: .terminal, message: "could not run the session command \(executable)")
+            throw CommandFailure(executable: executable, reason: .couldNotStart)
         }
         if output.timedOut {
-            throw SyncFailure(kind: .terminal, message: "the session command \(executable) did not finish within \(Int(timeout)) s and was stopped; it must print a token without waiting for input")
+            throw CommandFailure(executable: executable, reason: .timedOut(seconds: Int(timeout)))
         }
         guard output.status == 0, !output.signalled else {
-            throw SyncFailure(kind: .terminal, message: "the session command \(executable) exited with status \(output.status)")
+            throw CommandFailure(executable: executable, reason: .exited(status: output.status))
         }
         return String(decoding: output.stdout, as: UTF8.self)
     }

@@ -143,7 +143,7 @@ struct ArtifactFetcher: Sendable {
                     // credentials, refuses the mirror or is malformed), not a passing failure: say so.
                     warn("\(s.label) was not used for \(modelId): \(why)")
                 } else if case .unexpectedStatus(404, _)? = error as? APIError, let oci = s.oci, oci.artifact != nil {
-                    warn("\(s.label) lists sha256 \(target.sha256.prefix(12))… (\(modelId) \(target.version)) in its artifact but answered 404 for the blob — push it again with `manashiki-sync export \(oci.reference)`")
+                    warn("\(s.label) lists sha256 \(target.sha256.prefix(12))… (\(modelId) \(target.version)) in its artifact but answered 404 for the blob — push it again with \(Remedy.export(to: "\(oci.reference)"))")
                 } else if case .unexpectedStatus(404, _)? = error as? APIError, case .listed? = indexes[s.label] {
                     // Its own index says it holds the blob: the mirror's copy is incomplete.
                     warn("\(s.label) lists sha256 \(target.sha256.prefix(12))… (\(modelId) \(target.version)) in its \(BundleLayout.indexName) but answered 404 for the blob — its copy of the bundle is incomplete: copy the bundle again (blobs first, index.json last)")
@@ -158,10 +158,14 @@ struct ArtifactFetcher: Sendable {
         return Fetched(model: try await registry(), source: "registry", skipped: skipped)
     }
 
-    /// Runs blocking file I/O (a whole copy) on a dispatch thread, not the cooperative pool.
+    /// Runs blocking file I/O (a whole copy) on a dispatch thread, not the cooperative pool
+    /// (with the caller's `RemedyWording`, which a dispatch thread does not inherit).
     static func offPool<T: Sendable>(_ body: @escaping @Sendable () throws -> T) async throws -> T {
-        try await withCheckedThrowingContinuation { continuation in
-            DispatchQueue.global(qos: .utility).async { continuation.resume(with: Result { try body() }) }
+        let wording = RemedyWording.current
+        return try await withCheckedThrowingContinuation { continuation in
+            DispatchQueue.global(qos: .utility).async {
+                continuation.resume(with: Result { try RemedyWording.$current.withValue(wording) { try body() } })
+            }
         }
     }
 

@@ -91,7 +91,13 @@ enum ArtifactSourceParser {
         return .success(source)
     }
 
-    struct URLProblem: Error { var message: String; var hint: String }
+    struct URLProblem: Error {
+        var message: String
+        var hint: String
+        /// Plain http to a host other than this machine (the one problem a manifest's
+        /// `"allowHTTP": true` lifts, so the command line's hint differs).
+        var isPlainHTTP = false
+    }
 
     /// Checks a mirror URL; the message shows it without credentials.
     static func mirrorURL(_ text: String, allowHTTP: Bool) -> Result<URL, URLProblem> {
@@ -112,7 +118,8 @@ enum ArtifactSourceParser {
         case "http":
             if allowHTTP || URLPolicy.isLoopback(host) { return .success(url) }
             return .failure(URLProblem(message: "\(shown) is plain http to another host",
-                                       hint: "use https, or add \"allowHTTP\": true — safe for integrity (every byte is verified against its SHA-256) but anyone on the path sees which models are fetched"))
+                                       hint: "use https, or add \"allowHTTP\": true — safe for integrity (every byte is verified against its SHA-256) but anyone on the path sees which models are fetched",
+                                       isPlainHTTP: true))
         default:
             return .failure(URLProblem(message: "\(shown) is not an http(s) URL", hint: "use https://…, or a {\"bundle\": \"path\"} source for a directory"))
         }
@@ -125,7 +132,7 @@ enum ArtifactSourceParser {
         if OCIReference.isCommandLineReference(text) { return OCISourceParser.commandLine(text) }
         guard text.contains("://") else { return .success(ArtifactSource(.bundle(text))) }
         return mirrorURL(text, allowHTTP: false).map { ArtifactSource(.mirror($0)) }.mapError { problem in
-            guard problem.message.hasSuffix("is plain http to another host") else { return problem }
+            guard problem.isPlainHTTP else { return problem }
             return URLProblem(message: problem.message,
                               hint: "use https, or list it in the manifest's \"sources\" as {\"mirror\": \"\(redacted(text))\", \"allowHTTP\": true} — safe for integrity (every byte is verified against its SHA-256) but anyone on the path sees which models are fetched")
         }

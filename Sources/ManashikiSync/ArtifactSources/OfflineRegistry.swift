@@ -16,7 +16,7 @@ struct OfflineRegistry: RegistryClient {
     var canIssueSessions: Bool { false }
 
     static var refusal: SyncFailure {
-        SyncFailure(kind: .terminal, message: "offline: no network request is made (run without --offline to reach the registry)")
+        SyncFailure(kind: .terminal, message: "offline: no network request is made (run without \(Remedy.offline) to reach the registry)")
     }
 
     /// Throws: offline.

@@ -49,7 +49,7 @@ extension ArtifactFetcher {
             }
             guard case .mirror(let base) = source.source.kind else { continue }
             if offline {
-                warnings.append("\(source.label) is not used: --offline makes no network request")
+                warnings.append("\(source.label) is not used: \(Remedy.offline) makes no network request")
                 continue
             }
             guard let mirrorClient, indexes[source.label] == nil else { continue }
@@ -68,7 +68,7 @@ extension ArtifactFetcher {
                     }
                 case 404:
                     indexes[source.label] = .unlisted
-                    warnings.append("\(source.label) has no \(BundleLayout.indexName) (HTTP 404) — serve the whole directory `manashiki-sync export` writes (index.json and blobs/); its blobs are requested without the index")
+                    warnings.append("\(source.label) has no \(BundleLayout.indexName) (HTTP 404) — serve the whole directory \(Remedy.export(to: nil)) writes (index.json and blobs/); its blobs are requested without the index")
                 default:
                     indexes[source.label] = .unlisted
                     warnings.append("\(source.label) answered HTTP \(status) for \(BundleLayout.indexName); its blobs are requested without the index — check the server's configuration")

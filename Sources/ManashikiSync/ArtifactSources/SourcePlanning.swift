@@ -46,7 +46,7 @@ enum SourcePlanning {
     /// why, so `plan --locked --offline --from BUNDLE` tells a build whether the bundle is
     /// complete before anything runs, instead of planning a download that must fail.
     static func adjust(_ plan: Plan, offline: Bool, unavailable: (String) -> String, source: (PlanItem) -> String?,
-                       unserved: ((String, ArtifactTarget) -> String)? = nil) -> Plan {
+                       unserved: ((String, ArtifactTarget) -> (String, BlockCause.Instruction?))? = nil) -> Plan {
         var plan = plan
         plan.items = plan.items.map { item in
             var item = item
@@ -54,12 +54,12 @@ enum SourcePlanning {
                 switch item.action {
                 case .blocked(.notInCatalog):
                     let why = unavailable(item.modelId)
-                    item = PlanItem(modelId: item.modelId, action: .blocked(.unavailable(why)), reason: why)
+                    item = PlanItem(modelId: item.modelId, action: .blocked(.unavailable(why, instruction: nil)), reason: why)
                 case .blocked(.recordUnavailable(let why)):
-                    item = PlanItem(modelId: item.modelId, action: .blocked(.unavailable(why)), reason: item.reason, warnings: item.warnings)
+                    item = PlanItem(modelId: item.modelId, action: .blocked(.unavailable(why, instruction: nil)), reason: item.reason, warnings: item.warnings)
                 case .skip(.optional(.notInCatalog)):
                     let why = unavailable(item.modelId)
-                    item = PlanItem(modelId: item.modelId, action: .skip(.optional(.unavailable(why))), reason: "optional, not installed: \(why)")
+                    item = PlanItem(modelId: item.modelId, action: .skip(.optional(.unavailable(why, instruction: nil))), reason: "optional, not installed: \(why)")
                 default: break
                 }
                 item.warnings.removeAll { $0 == "the registry's catalog no longer lists this model" }
@@ -68,8 +68,9 @@ enum SourcePlanning {
             if item.source == nil, let unserved {
                 switch item.action {
                 case .download(let target), .replace(_, let target, _):
-                    let why = unserved(item.modelId, target)
-                    item = PlanItem(modelId: item.modelId, action: .blocked(.unavailable(why)), reason: why, warnings: item.warnings)
+                    let (why, instruction) = unserved(item.modelId, target)
+                    item = PlanItem(modelId: item.modelId, action: .blocked(.unavailable(why, instruction: instruction)),
+                                    reason: BlockCause.unavailableReason(why, instruction: instruction), warnings: item.warnings)
                 default: break
                 }
             }
@@ -104,15 +105,26 @@ struct FetchContext: Sendable {
     }
 
     /// Why `target` may not be downloaded from the registry, or nil when it may.
-    func registryRefusal(_ modelId: String, _ target: ArtifactTarget) -> String? {
-        if offline { return "--offline makes no network request, so the registry is not tried" }
+    func registryRefusal(_ modelId: String, _ target: ArtifactTarget) -> RegistryRefusal? {
+        if offline { return RegistryRefusal(reason: "\(Remedy.offline) makes no network request, so the registry is not tried") }
         if fallback == .none {
-            return BlockCause.unavailableReason("the manifest says \"fallback\": \"none\", so the registry is not tried", instruction: .addSource)
+            return RegistryRefusal(reason: "the manifest says \"fallback\": \"none\", so the registry is not tried", instruction: .addSource)
         }
         if let serves = registryServes, serves[modelId] != target.sha256 {
-            return BlockCause.unavailableReason("the registry no longer serves the locked artifact (it serves \(serves[modelId].map { "sha256 \($0.prefix(12))…" } ?? "no such model"))",
-                                                instruction: .addBundleOrRelock)
+            return RegistryRefusal(reason: "the registry no longer serves the locked artifact (it serves \(serves[modelId].map { "sha256 \($0.prefix(12))…" } ?? "no such model"))",
+                                   instruction: .addBundleOrRelock)
         }
         return nil
     }
+}
+
+/// Why the registry may not serve an artifact in this run, and what to do when that is specific.
+struct RegistryRefusal: Sendable, Hashable {
+    /// What keeps the registry out.
+    var reason: String
+    /// What to do, when the reason calls for something specific.
+    var instruction: BlockCause.Instruction? = nil
+
+    /// The reason followed by its instruction.
+    var text: String { BlockCause.unavailableReason(reason, instruction: instruction) }
 }

@@ -220,15 +220,15 @@ public enum BundleExporter {
         case .loaded(let s): state = s
         case .missing:
             throw ArtifactFileError(location: store.directory.path, message: "the store has no state file, so nothing is known to be verified",
-                                    hint: "run `manashiki-sync sync` (or `verify`) on this store first")
+                                    hint: "run \(Remedy.syncOrVerify) on this store first")
         case .unusable(let why):
-            throw ArtifactFileError(location: store.stateFile.path, message: why, hint: "run `manashiki-sync sync` on this store to rebuild it")
+            throw ArtifactFileError(location: store.stateFile.path, message: why, hint: "run \(Remedy.sync) on this store to rebuild it")
         case .newer(let version):
-            throw ArtifactFileError(location: store.stateFile.path, message: StateFile.newerFormatMessage(version), hint: "upgrade manashiki-sync")
+            throw ArtifactFileError(location: store.stateFile.path, message: StateFile.newerFormatMessage(version), hint: "upgrade \(Remedy.agent)")
         }
         return select(selection, state: state, failures: &failures).filter { artifact in
             guard !includePrivate, let visibility = artifact.record?.visibility, visibility != .public else { return true }
-            failures.append(Failure(modelId: artifact.modelId, message: "is \(visibility == .private ? "private" : "not public (\(visibility))"): not exported, since anyone who can read the bundle or registry gets its bytes — pass --include-private to export it, and serve or carry it only where it may go"))
+            failures.append(Failure(modelId: artifact.modelId, message: "is \(visibility == .private ? "private" : "not public (\(visibility))"): not exported, since anyone who can read the bundle or registry gets its bytes — pass \(Remedy.includePrivate) to export it, and serve or carry it only where it may go"))
             return false
         }
     }
@@ -309,7 +309,7 @@ public enum BundleExporter {
         case .models(let ids):
             return ids.compactMap { id in
                 guard let installed = state.models[id] else {
-                    failures.append(Failure(modelId: id, message: "is not installed in the store; run `manashiki-sync sync` first"))
+                    failures.append(Failure(modelId: id, message: "is not installed in the store; run \(Remedy.sync) first"))
                     return nil
                 }
                 return pinned(id, installed)
@@ -317,11 +317,11 @@ public enum BundleExporter {
         case .artifacts(let locked):
             return locked.compactMap { want in
                 guard let installed = state.models[want.modelId] else {
-                    failures.append(Failure(modelId: want.modelId, message: "is not installed in the store; run `manashiki-sync sync --locked` first"))
+                    failures.append(Failure(modelId: want.modelId, message: "is not installed in the store; run \(Remedy.syncLocked) first"))
                     return nil
                 }
                 guard installed.sha256 == want.sha256 else {
-                    failures.append(Failure(modelId: want.modelId, message: "the store holds \(installed.version) (sha256 \(installed.sha256.prefix(12))…), not the locked \(want.version) (\(want.sha256.prefix(12))…); run `manashiki-sync sync --locked` first"))
+                    failures.append(Failure(modelId: want.modelId, message: "the store holds \(installed.version) (sha256 \(installed.sha256.prefix(12))…), not the locked \(want.version) (\(want.sha256.prefix(12))…); run \(Remedy.syncLocked) first"))
                     return nil
                 }
                 var artifact = want
@@ -352,9 +352,9 @@ public enum BundleExporter {
     static func reason(_ error: APIError, _ artifact: PinnedArtifact) -> String {
         switch error {
         case .integrityMismatch, .bodyTooShort, .bodyTooLong:
-            return "the store's file no longer matches its recorded \(artifact.version) (sha256 \(artifact.sha256.prefix(12))…); not exported — run `manashiki-sync verify --repair`"
+            return "the store's file no longer matches its recorded \(artifact.version) (sha256 \(artifact.sha256.prefix(12))…); not exported — run \(Remedy.verifyRepair)"
         case .fileSystem(_, let path, let code) where code == ENOENT && path.hasSuffix(".bin"):
-            return "the store's file is missing; not exported — run `manashiki-sync sync`"
+            return "the store's file is missing; not exported — run \(Remedy.sync)"
         default:
             return "\(error.localizedDescription)"
         }

@@ -45,7 +45,7 @@ public struct BundleIndex: Sendable, Hashable, Codable {
         for (i, entry) in index.models.enumerated() {
             if let problem = entry.problems.first {
                 throw ArtifactFileError(location: location, message: "models[\(i)].\(problem.field): \(problem.message)",
-                                        hint: "export the bundle again with `manashiki-sync export`")
+                                        hint: "export the bundle again with \(Remedy.export(to: nil))")
             }
         }
         return index
@@ -58,7 +58,7 @@ public struct BundleIndex: Sendable, Hashable, Codable {
         guard let data = FileManager.default.contents(atPath: path) else {
             let exists = FileManager.default.fileExists(atPath: layout.directory.path)
             throw ArtifactFileError(location: path, message: exists ? "is missing or unreadable" : "the bundle directory does not exist",
-                                    hint: "point the source at a directory written by `manashiki-sync export DIR`")
+                                    hint: "point the source at a directory written by \(Remedy.export(to: "DIR"))")
         }
         return try decode(data, location: path)
     }

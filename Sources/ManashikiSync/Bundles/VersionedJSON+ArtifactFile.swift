@@ -12,18 +12,18 @@ extension VersionedJSON {
             return value
         case .failure(.notVersionedJSON):
             throw ArtifactFileError(location: location, message: "is not a valid \(what) (not a JSON object with an integer \"\(versionKey)\")",
-                                    hint: "write it again with manashiki-sync, or restore it from where it came from")
+                                    hint: "write it again with \(Remedy.agent), or restore it from where it came from")
         case .failure(.missingVersion):
-            throw ArtifactFileError(location: location, message: "\(versionKey): is missing", hint: "this is not a \(what) written by manashiki-sync")
+            throw ArtifactFileError(location: location, message: "\(versionKey): is missing", hint: "this is not a \(what) written by \(Remedy.agent)")
         case .failure(.newer(let version)):
-            throw ArtifactFileError(location: location, message: "\(versionKey): \(what) format \(version) is newer than this manashiki-sync reads (\(supported))",
-                                    hint: "upgrade manashiki-sync, or write the \(what) with this version", cause: .newerFormat(version))
+            throw ArtifactFileError(location: location, message: "\(versionKey): \(what) format \(version) is newer than this \(Remedy.agent) reads (\(supported))",
+                                    hint: "upgrade \(Remedy.agent), or write the \(what) with this version", cause: .newerFormat(version))
         case .failure(.unsupported(let version)):
             throw ArtifactFileError(location: location, message: "\(versionKey): \(what) format \(version) is not supported (this version reads \(supported))",
-                                    hint: "write the \(what) again with this version of manashiki-sync")
+                                    hint: "write the \(what) again with this version of \(Remedy.agent)")
         case .failure(.invalid(let path, let reason)):
             throw ArtifactFileError(location: location, message: "\(path.isEmpty ? "(document)" : path): \(reason)",
-                                    hint: "write the \(what) again with manashiki-sync")
+                                    hint: "write the \(what) again with \(Remedy.agent)")
         }
     }
 }

@@ -46,39 +46,27 @@ public struct DeviceProfile: Sendable, Hashable, Codable {
         )
     }
 
-    /// Every reason a model with `compatibility` cannot run here, in words; empty when it can.
+    /// Every reason a model with `compatibility` cannot run here (each says itself in words
+    /// with `description`); empty when it can.
     ///
     /// - Parameter freeDiskMB: the disk space to check `min_disk_mb` against when the profile
     ///   has no `diskMB`.
-    public func incompatibilities(with compatibility: ModelCompatibility, freeDiskMB: Int? = nil) -> [String] {
-        var problems: [String] = []
+    public func incompatibilities(with compatibility: ModelCompatibility, freeDiskMB: Int? = nil) -> [Incompatibility] {
+        var problems: [Incompatibility] = []
         if !compatibility.platforms.contains(platform) {
-            let list = compatibility.platforms.map(\.rawValue).joined(separator: ", ")
-            problems.append("supports \(list.isEmpty ? "no platform" : list), not \(platform)")
+            problems.append(.platform(supported: compatibility.platforms, device: platform))
         }
         if let minOs = compatibility.minOs, let osVersion {
             if let need = ModelVersion(minOs), let have = ModelVersion(osVersion), have < need {
-                problems.append("needs OS \(minOs) or later, the device has \(osVersion)")
+                problems.append(.osVersion(needs: minOs, device: osVersion))
             }
         }
         if let need = compatibility.minRamMb, let memoryMB, memoryMB < need {
-            problems.append("needs \(need) MiB of memory, the device has \(memoryMB) MiB")
+            problems.append(.memory(needsMB: need, deviceMB: memoryMB))
         }
         if let need = compatibility.minDiskMb, let disk = diskMB ?? freeDiskMB, disk < need {
-            problems.append(diskMB == nil ? Self.freeDiskShortfall(need: need, free: disk)
-                                          : "needs \(need) MiB of disk, the device profile has \(disk) MiB")
+            problems.append(diskMB == nil ? .freeDisk(needsMB: need, freeMB: disk) : .profileDisk(needsMB: need, profileMB: disk))
         }
         return problems
-    }
-
-    /// The words for a `min_disk_mb` the store's volume does not have free: freeing space is
-    /// the fix (the CLI's advice recognises these words with `isFreeDiskShortfall`).
-    static func freeDiskShortfall(need: Int, free: Int) -> String {
-        "needs \(need) MiB of disk, \(free) MiB are free on the store's volume"
-    }
-
-    /// Whether `problem` is a `freeDiskShortfall`.
-    public static func isFreeDiskShortfall(_ problem: String) -> Bool {
-        problem.hasSuffix("MiB are free on the store's volume")
     }
 }

@@ -22,15 +22,15 @@ public enum LockDrift {
         for spec in manifest.models {
             guard let locked = lock[spec.id] else {
                 if spec.isOptional { continue } // left out when it could not be locked
-                out.append(Difference(modelId: spec.id, message: "is in the manifest but not in the lock; run `manashiki-sync lock`"))
+                out.append(Difference(modelId: spec.id, message: "is in the manifest but not in the lock; run \(Remedy.lock)"))
                 continue
             }
             if let reason = LockResolver.unsatisfied(spec, by: locked.entry) {
-                out.append(Difference(modelId: spec.id, message: "the locked \(locked.version) no longer satisfies the manifest (\(reason.replacingOccurrences(of: "the registry serves", with: "locked"))); run `manashiki-sync lock`"))
+                out.append(Difference(modelId: spec.id, message: "the locked \(locked.version) no longer satisfies the manifest (\(reason.described("locked"))); run \(Remedy.lock)"))
             }
         }
         for locked in lock.models where !wanted.contains(locked.modelId) {
-            out.append(Difference(modelId: locked.modelId, message: "is locked but no longer in the manifest; run `manashiki-sync lock`"))
+            out.append(Difference(modelId: locked.modelId, message: "is locked but no longer in the manifest; run \(Remedy.lock)"))
         }
         return out
     }
@@ -44,7 +44,7 @@ public enum LockDrift {
                 return Difference(modelId: locked.modelId, message: "the registry's catalog no longer lists it; the locked \(locked.version) can come only from a bundle or mirror")
             }
             guard entry.sha256 != locked.sha256 else { return nil }
-            return Difference(modelId: locked.modelId, message: "the registry now serves \(entry.version) (sha256 \(entry.sha256.prefix(12))…); the lock pins \(locked.version) (\(locked.sha256.prefix(12))…), which the registry no longer serves — run `manashiki-sync lock` to move, or keep serving \(locked.version) from a bundle (`manashiki-sync export`)")
+            return Difference(modelId: locked.modelId, message: "the registry now serves \(entry.version) (sha256 \(entry.sha256.prefix(12))…); the lock pins \(locked.version) (\(locked.sha256.prefix(12))…), which the registry no longer serves — run \(Remedy.lock) to move, or keep serving \(locked.version) from a bundle (\(Remedy.export(to: nil)))")
         }
     }
 }

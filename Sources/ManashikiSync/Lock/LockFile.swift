@@ -42,11 +42,11 @@ public struct LockFile: Sendable, Hashable, Codable {
         for (i, entry) in lock.models.enumerated() {
             if let problem = entry.problems.first {
                 throw ArtifactFileError(location: location, message: "models[\(i)].\(problem.field): \(problem.message)",
-                                        hint: "write the lock again with `manashiki-sync lock`")
+                                        hint: "write the lock again with \(Remedy.lock)")
             }
             guard seen.insert(entry.modelId).inserted else {
                 throw ArtifactFileError(location: location, message: "models[\(i)].modelId: \"\(entry.modelId)\" is locked twice",
-                                        hint: "write the lock again with `manashiki-sync lock`")
+                                        hint: "write the lock again with \(Remedy.lock)")
             }
         }
         return lock
@@ -57,7 +57,7 @@ public struct LockFile: Sendable, Hashable, Codable {
     public static func read(_ url: URL) throws -> LockFile {
         guard let data = FileManager.default.contents(atPath: url.path) else {
             throw ArtifactFileError(location: url.path, message: "no lock file here",
-                                    hint: "run `manashiki-sync lock` to write one beside the manifest, or pass --lock-file PATH")
+                                    hint: "run \(Remedy.lock) to write one beside the manifest, or pass \(Remedy.lockFilePath)")
         }
         return try decode(data, location: url.path)
     }

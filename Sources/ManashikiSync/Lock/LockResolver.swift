@@ -30,7 +30,7 @@ public enum LockResolver {
                 continue
             }
             if let reason = unsatisfied(spec, by: entry) {
-                problems.append(Problem(modelId: spec.id, message: reason))
+                problems.append(Problem(modelId: spec.id, message: reason.described("the registry serves")))
                 continue
             }
             wanted.append((spec, entry))
@@ -71,13 +71,32 @@ public enum LockResolver {
     }
 
     /// Why `entry` does not satisfy `spec`, or nil.
-    static func unsatisfied(_ spec: ModelSpec, by entry: ModelEntry) -> String? {
+    static func unsatisfied(_ spec: ModelSpec, by entry: ModelEntry) -> Unsatisfied? {
         if !spec.version.isSatisfied(by: entry.version) {
-            return "the registry serves \(entry.version), which does not satisfy \(spec.version)"
+            return .versionOutside(entry.version, spec.version)
         }
         if let sha = spec.sha256, sha != entry.sha256 {
-            return "the registry serves \(entry.version) with sha256 \(entry.sha256.prefix(12))…, not the pinned \(sha.prefix(12))…"
+            return .otherThanPinned(entry.version, sha256: entry.sha256, pinned: sha)
         }
         return nil
+    }
+
+    /// Why an artifact does not satisfy a model's pins, worded by whoever reports it (the
+    /// registry's catalog, or a lock file).
+    enum Unsatisfied: Sendable, Hashable {
+        /// The version is outside the manifest's range.
+        case versionOutside(String, VersionRequirement)
+        /// The version's digest is not the manifest's pinned `sha256`.
+        case otherThanPinned(String, sha256: String, pinned: String)
+
+        /// `<subject> <version>, which does not satisfy <range>` (subject: "the registry serves", "locked").
+        func described(_ subject: String) -> String {
+            switch self {
+            case .versionOutside(let version, let range):
+                return "\(subject) \(version), which does not satisfy \(range)"
+            case .otherThanPinned(let version, let sha256, let pinned):
+                return "\(subject) \(version) with sha256 \(sha256.prefix(12))…, not the pinned \(pinned.prefix(12))…"
+            }
+        }
     }
 }

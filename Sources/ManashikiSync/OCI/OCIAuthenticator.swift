@@ -89,7 +89,7 @@ actor OCIAuthenticator {
             return credential.basicHeader
         }
         throw OCIError.registry(registry: registryName, operation: "a request", status: 401, code: nil,
-                                message: "it asks for \(challenges.map(\.scheme).joined(separator: ", ")) authentication, which manashiki-sync does not speak (Bearer and Basic only)")
+                                message: "it asks for \(challenges.map(\.scheme).joined(separator: ", ")) authentication, which \(Remedy.agent) does not speak (Bearer and Basic only)")
     }
 
     /// Fetches a token from the token service (GET with Basic credentials, or POST with the
@@ -106,6 +106,7 @@ actor OCIAuthenticator {
         var request: HTTPRequest
         if let refresh = credential?.identityToken {
             var form = URLComponents()
+            // The OAuth client id is a fixed identifier on the wire, not words for a person.
             form.queryItems = [URLQueryItem(name: "grant_type", value: "refresh_token"), URLQueryItem(name: "refresh_token", value: refresh),
                                URLQueryItem(name: "client_id", value: "manashiki-sync")]
                 + (service.map { [URLQueryItem(name: "service", value: $0)] } ?? []) + [URLQueryItem(name: "scope", value: scopes.joined(separator: " "))]

@@ -168,7 +168,8 @@ enum OCICredentials {
             if answer.Username == "<token>" { return (OCICredential(username: "<token>", password: "", identityToken: secret, origin: origin), nil) }
             return (OCICredential(username: answer.Username ?? "", password: secret, origin: origin), nil)
         } catch {
-            return (nil, "\(origin) failed (\(SyncFailure(error).message.replacingOccurrences(of: "session command", with: "command"))); is docker-credential-\(helper) on PATH?")
+            let why = (error as? CommandFailure)?.described(as: "command") ?? SyncFailure(error).message
+            return (nil, "\(origin) failed (\(why)); is docker-credential-\(helper) on PATH?")
         }
     }
 

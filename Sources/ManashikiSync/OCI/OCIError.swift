@@ -33,11 +33,11 @@ public enum OCIError: Error, Sendable, Hashable, LocalizedError, CustomStringCon
         case .tokenService(let registry, let realm, let detail):
             return "the token service of \(registry) (\(realm)) failed: \(detail) — check the registry's auth configuration, then run again"
         case .repositoryUnknown(let ref):
-            return "\(ref.registry) has no repository \(ref.repository) (NAME_UNKNOWN) — check the name; a registry such as Harbor needs its project created before the first push (`manashiki-sync export \(ref.with(tag: ref.tag ?? "TAG"))`)"
+            return "\(ref.registry) has no repository \(ref.repository) (NAME_UNKNOWN) — check the name; a registry such as Harbor needs its project created before the first push (\(Remedy.export(to: "\(ref.with(tag: ref.tag ?? "TAG"))")))"
         case .tagUnknown(let ref):
-            return "\(ref.registry)/\(ref.repository) has no tag \(ref.tag ?? "?") (MANIFEST_UNKNOWN) — check the tag, or push it with `manashiki-sync export \(ref)`"
+            return "\(ref.registry)/\(ref.repository) has no tag \(ref.tag ?? "?") (MANIFEST_UNKNOWN) — check the tag, or push it with \(Remedy.export(to: "\(ref)"))"
         case .notAnArtifact(let ref, let found):
-            return "\(ref) is \(found), not a Manashiki model artifact (artifactType \(OCIMediaTypes.artifactType)) — point the source at a tag written by `manashiki-sync export oci://…`, or use another tag"
+            return "\(ref) is \(found), not a Manashiki model artifact (artifactType \(OCIMediaTypes.artifactType)) — point the source at a tag written by \(Remedy.export(to: "oci://…")), or use another tag"
         case .invalidArtifact(let ref, let detail):
             return "\(ref): \(detail)"
         case .registry(let registry, let operation, let status, let code, let message):

@@ -153,7 +153,7 @@ public enum OCIPusher {
         let reference = client.reference
         let handle: FileHandle
         do { handle = try FileHandle(forReadingFrom: file) } catch {
-            throw SyncFailure(kind: .terminal, message: "the store's file \(file.lastPathComponent) is missing or unreadable; not exported — run `manashiki-sync sync`")
+            throw SyncFailure(kind: .terminal, message: "the store's file \(file.lastPathComponent) is missing or unreadable; not exported — run \(Remedy.sync)")
         }
         defer { try? handle.close() }
         let size = (try? FileManager.default.attributesOfItem(atPath: file.path)[.size] as? Int64) ?? -1
@@ -244,7 +244,7 @@ public enum OCIPusher {
         if let api = error as? APIError {
             switch api {
             case .integrityMismatch, .bodyTooShort, .bodyTooLong:
-                return "the store's file no longer matches its recorded \(artifact.version) (sha256 \(artifact.sha256.prefix(12))…); not pushed — run `manashiki-sync verify --repair`"
+                return "the store's file no longer matches its recorded \(artifact.version) (sha256 \(artifact.sha256.prefix(12))…); not pushed — run \(Remedy.verifyRepair)"
             default: break
             }
         }

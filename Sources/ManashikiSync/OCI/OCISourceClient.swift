@@ -95,7 +95,7 @@ final class OCISourceClient: Sendable {
         guard let tag = reference.tag else {
             if offline {
                 state.withLock { $0 = .unlisted }
-                return ["\(label) has no tag, so an --offline run cannot plan from it (give the source a \"tag\"); its blobs are still asked for by digest"]
+                return ["\(label) has no tag, so an \(Remedy.offline) run cannot plan from it (give the source a \"tag\"); its blobs are still asked for by digest"]
             }
             do {
                 try await client.ping()
@@ -114,7 +114,7 @@ final class OCISourceClient: Sendable {
             let config = try await client.smallBlob(hex, maxBytes: ArtifactFetcher.indexLimit)
             let artifact = try OCIArtifact.assemble(manifest, manifestDigest: digest, config: config, reference: reference)
             for entry in artifact.unmatched {
-                warnings.append("\(label): its config lists \(entry.modelId) \(entry.version) (sha256 \(entry.sha256.prefix(12))…) but the manifest has no layer of that digest and size; it is not used from this artifact — push it again with `manashiki-sync export \(reference)`")
+                warnings.append("\(label): its config lists \(entry.modelId) \(entry.version) (sha256 \(entry.sha256.prefix(12))…) but the manifest has no layer of that digest and size; it is not used from this artifact — push it again with \(Remedy.export(to: "\(reference)"))")
             }
             state.withLock { $0 = .listed(artifact) }
         } catch let error as OCIError where !error.isConfigurationProblem && !offline {

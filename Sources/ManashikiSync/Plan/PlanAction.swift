@@ -71,37 +71,38 @@ public enum BlockCause: Sendable, Hashable {
     case lifecycle(LifecycleStatus)
     /// The model is sunset.
     case sunset
-    /// The model cannot run on the device (each reason in words).
-    case incompatible([String])
-    /// `--offline` or `--locked`: no bundle, lock or source can satisfy the entry. The reason
-    /// may end in its own instruction (`unavailableParts`).
-    case unavailable(String)
+    /// The model cannot run on the device (each reason typed; its `description` in words).
+    case incompatible([Incompatibility])
+    /// `--offline` or `--locked`: no bundle, lock or source can satisfy the entry; with the
+    /// instruction that fits when there is one (else the generic advice applies).
+    case unavailable(String, instruction: Instruction? = nil)
 }
 
 extension BlockCause {
-    /// The instructions an `unavailable` reason can end with, after `instructionSeparator`.
-    enum Instruction: String, CaseIterable {
+    /// What to do about an `unavailable` entry, when the reason calls for something specific.
+    public enum Instruction: Sendable, Hashable {
         /// `"fallback": "none"` keeps the registry out.
-        case addSource = "add a source that holds it"
+        case addSource
         /// A locked artifact the registry no longer serves.
-        case addBundleOrRelock = "add a bundle or mirror that holds it (`manashiki-sync export`), or run `manashiki-sync lock` to move on"
+        case addBundleOrRelock
+
+        /// The instruction in words, its remedies in `wording`.
+        public func text(_ wording: RemedyWording = .current) -> String {
+            switch self {
+            case .addSource:
+                return "add a source that holds it"
+            case .addBundleOrRelock:
+                return "add a bundle or mirror that holds it (\(wording.text(.export(to: nil)))), or run \(wording.text(.lock)) to move on"
+            }
+        }
     }
 
-    /// What separates an `unavailable` reason from its instruction.
+    /// What separates an `unavailable` reason from its instruction in a plan item's reason.
     static let instructionSeparator = " — "
 
-    /// `reason` followed by `instruction`, as an `unavailable` reason carries it.
-    static func unavailableReason(_ reason: String, instruction: Instruction) -> String {
-        reason + instructionSeparator + instruction.rawValue
-    }
-
-    /// An `unavailable` reason split into what happened and the instruction it ends with (nil
-    /// when it ends with none: the caller gives the generic advice).
-    public static func unavailableParts(_ why: String) -> (what: String, instruction: String?) {
-        for instruction in Instruction.allCases where why.hasSuffix(instructionSeparator + instruction.rawValue) {
-            return (String(why.dropLast((instructionSeparator + instruction.rawValue).count)), instruction.rawValue)
-        }
-        return (why, nil)
+    /// `reason` followed by `instruction`, as a plan item's reason says it.
+    static func unavailableReason(_ reason: String, instruction: Instruction?) -> String {
+        reason + (instruction.map { instructionSeparator + $0.text() } ?? "")
     }
 }
 

@@ -239,7 +239,7 @@ public enum Planner {
         if input.manifest.policies.checkCompatibility {
             let freeMB = input.freeBytes.map { Int($0 / (1 << 20)) }
             let problems = input.device.incompatibilities(with: record.compatibility, freeDiskMB: freeMB)
-            if !problems.isEmpty { return stop(.blocked(.incompatible(problems)), "incompatible with this device: " + problems.joined(separator: "; ")) }
+            if !problems.isEmpty { return stop(.blocked(.incompatible(problems)), "incompatible with this device: " + problems.map(\.description).joined(separator: "; ")) }
         }
         let isPrivate = record.visibility != .public
         if isPrivate {
@@ -288,7 +288,7 @@ public enum Planner {
         if candidates.count > policy.maxDeletes && !input.forcePrune {
             return candidates.map {
                 PlanItem(modelId: $0, action: .blocked(.pruneLimit(count: candidates.count, max: policy.maxDeletes)),
-                         reason: "not deleted: \(candidates.count) files would be pruned, more than store.prune.maxDeletes (\(policy.maxDeletes)); raise it, or allow it for one run with manashiki-sync sync --max-delete \(candidates.count) (in code, Reconciler.Options.forcePrune)")
+                         reason: "not deleted: \(candidates.count) files would be pruned, more than store.prune.maxDeletes (\(policy.maxDeletes)); raise it, or allow it for one run with \(Remedy.allowDeletes(candidates.count))")
             }
         }
         return candidates.map { id in

@@ -69,7 +69,7 @@ enum CatalogSource: Sendable {
             let (pinned, artifacts, differences) = SourcePlanning.locked(manifest, lock)
             guard differences.isEmpty else {
                 return .failure(SyncFailure(kind: .terminal,
-                    message: "the lock file does not match the manifest (\(differences.map(\.description).joined(separator: "; "))); run `manashiki-sync lock` and commit the lock"))
+                    message: "the lock file does not match the manifest (\(differences.map(\.description).joined(separator: "; "))); run \(Remedy.lock) and commit the lock"))
             }
             catalog.manifest = pinned
             catalog.adopt(artifacts)
@@ -110,9 +110,9 @@ enum CatalogSource: Sendable {
         case .registry:
             return nil
         case .lock:
-            return "the lock file has no record facts for \(model) (write it again with `manashiki-sync lock`)"
+            return "the lock file has no record facts for \(model) (write it again with \(Remedy.lock))"
         case .bundles:
-            return "the bundle's index has no record facts for \(model) (its store installed it before they were recorded: export with `--select lock`, or from a store that synced it since)"
+            return "the bundle's index has no record facts for \(model) (its store installed it before they were recorded: export with \(Remedy.selectLock), or from a store that synced it since)"
         }
     }
 }

@@ -95,7 +95,7 @@ extension SyncRun {
         let directory = layout.directory
         let fetched = try await context.fetcher.fetch(id, target: target, store: { try StorageDirectory(url: directory) }, run: run, progress: progress,
                                                       warn: { [tally] text in tally.withLock { $0.sourceWarnings.append(text) } },
-                                                      registryRefusal: context.registryRefusal(id, target)) { [self] in
+                                                      registryRefusal: context.registryRefusal(id, target)?.text) { [self] in
             try await self.registryDownload(id, target: target, expected: expected, options: run, progress: progress)
         }
         let downloaded = fetched.model

@@ -40,7 +40,9 @@ extension SyncRun {
             default: return nil
             }
         }, unserved: { id, t in
-            "\(t.version) (sha256 \(t.sha256.prefix(12))…) is not available: \(context.fetcher.whyNoSource(sha256: t.sha256, isPrivate: t.needsSession)); \(context.registryRefusal(id, t) ?? "the registry is not tried")"
+            let refusal = context.registryRefusal(id, t) ?? RegistryRefusal(reason: "the registry is not tried")
+            return ("\(t.version) (sha256 \(t.sha256.prefix(12))…) is not available: \(context.fetcher.whyNoSource(sha256: t.sha256, isPrivate: t.needsSession)); \(refusal.reason)",
+                    refusal.instruction)
         })
         plannedRecords.withLock { $0 = input.records }
         return plan
@@ -62,7 +64,7 @@ extension SyncRun {
     private static func offlineUnavailable(_ id: String, spec: ModelSpec?, context: FetchContext) -> String {
         let bundles = context.fetcher.sources.filter { $0.bundle != nil || $0.oci != nil }.map(\.label)
         var why = "offline, no bundle holds an artifact of \(id) satisfying \(spec.map { "\($0.version)" } ?? "the manifest")"
-        why += bundles.isEmpty ? " (no bundle source is configured: add one to \"sources\" or pass --from DIR)" : " (searched: \(bundles.joined(separator: ", ")))"
+        why += bundles.isEmpty ? " (no bundle source is configured: add one to \"sources\" or pass \(Remedy.bundleDirectory))" : " (searched: \(bundles.joined(separator: ", ")))"
         if !context.unreadable.isEmpty { why += "; unreadable: \(context.unreadable.joined(separator: "; "))" }
         return why
     }

@@ -35,7 +35,7 @@ public enum StateFile {
 
     /// What to tell a person whose store was written by a newer agent.
     public static func newerFormatMessage(_ version: Int) -> String {
-        "the store's state file was written by a newer manashiki-sync (format \(version); this one reads \(StoreState.currentFormatVersion)); upgrade this agent — nothing was changed"
+        "the store's state file was written by a newer \(Remedy.agent) (format \(version); this one reads \(StoreState.currentFormatVersion)); upgrade this agent — nothing was changed"
     }
 
     /// Writes `state` atomically (`DurableFile`).

@@ -11,8 +11,8 @@ extension StoreLayout {
         } catch {
             if let file = firstNonDirectory() {
                 throw SyncFailure(kind: .terminal, message: file == directory.path
-                    ? "the store \(directory.path) is a file, not a directory — point store.directory (or --store) at a directory, or move the file away"
-                    : "the store \(directory.path) cannot be created: \(file) is a file, not a directory — point store.directory (or --store) elsewhere, or move the file away")
+                    ? "the store \(directory.path) is a file, not a directory — point \(Remedy.storeDirectory) at a directory, or move the file away"
+                    : "the store \(directory.path) cannot be created: \(file) is a file, not a directory — point \(Remedy.storeDirectory) elsewhere, or move the file away")
             }
             throw APIError.fileSystem(operation: "create the store directory", path: directory.path, code: POSIX.errnoCode(of: error))
         }

@@ -1,5 +1,6 @@
 import Foundation
 import ManashikiSync
+import ManashikiCore
 
 /// One reconciler run with output: builds the `Reconciler`, streams its events to the
 /// renderers, and turns its report into an exit code.

@@ -68,11 +68,10 @@ package enum ErrorAdvice {
         case .pruneLimit(let count, let max):
             return ("\(count) files would be pruned but at most \(max) may be deleted in one run",
                     "check the manifest lists every model you want; if the prunes are intended, pass --max-delete \(count) or raise store.prune.maxDeletes")
-        case .unavailable(let why):
+        case .unavailable(let why, let instruction):
             // A reason that carries its own instruction (a locked artifact, "fallback": "none")
             // says it once, not followed by the generic one, which is about offline runs.
-            let parts = BlockCause.unavailableParts(why)
-            return (parts.what, parts.instruction ?? "add a bundle that holds it (`manashiki-sync export` on a synced machine, then \"sources\" or --from), or run online")
+            return (why, instruction?.text(.commandLine) ?? "add a bundle that holds it (`manashiki-sync export` on a synced machine, then \"sources\" or --from), or run online")
         case .emptyManifest:
             return ("the manifest lists no models, so pruning would empty the store",
                     "add models to the manifest, or set store.prune.allowEmptyManifest to true if emptying is intended")
@@ -94,11 +93,11 @@ package enum ErrorAdvice {
         case .sunset:
             return ("not installed: the model is sunset and can no longer be downloaded",
                     "remove it from the manifest or move to its successor")
-        case .incompatible(let problems) where problems.allSatisfy(DeviceProfile.isFreeDiskShortfall):
-            return ("not installed: incompatible with this device (\(problems.joined(separator: "; ")))",
+        case .incompatible(let problems) where problems.allSatisfy(\.isFreeDiskShortfall):
+            return ("not installed: incompatible with this device (\(problems.map(\.description).joined(separator: "; ")))",
                     "free space on the store's volume (the model's min_disk_mb is what it needs to run, beyond its size) or point store.directory at a larger volume, then sync again")
         case .incompatible(let problems):
-            return ("not installed: incompatible with this device (\(problems.joined(separator: "; ")))",
+            return ("not installed: incompatible with this device (\(problems.map(\.description).joined(separator: "; ")))",
                     "remove the entry, restrict it with \"platforms\", or set policies.checkCompatibility to false if the device profile is wrong")
         }
     }

@@ -1,5 +1,6 @@
 import Foundation
 import ManashikiSync
+import ManashikiCore
 
 /// Output for logs (cron, journald, CI): whole lines, no control characters, at most one
 /// progress line per model every `progressInterval` seconds.
@@ -11,11 +12,15 @@ package final class PlainRenderer: RunRenderer, @unchecked Sendable {
     private let verbosity: GlobalOptions.Verbosity
     private let progressInterval: Double
     private let dryRun: Bool
-    private let lock = NSLock()
-    private var started: [String: Double] = [:]
-    private var lastLine: [String: Double] = [:]
-    /// Bytes each resumed download kept (not counted in its rate).
-    private var resumedBytes: [String: Int64] = [:]
+    /// When each model started and last printed a line, and the bytes each resumed download
+    /// kept (not counted in its rate). Its lock also keeps one event's lines together.
+    private let times = Locked(Times())
+
+    private struct Times {
+        var started: [String: Double] = [:]
+        var lastLine: [String: Double] = [:]
+        var resumedBytes: [String: Int64] = [:]
+    }
 
     /// A renderer on `console.out`.
     /// With `dryRun` the plan is printed once, as a table, at the end.
@@ -34,7 +39,10 @@ package final class PlainRenderer: RunRenderer, @unchecked Sendable {
     /// Writes the lines an event deserves.
     package func handle(_ event: SyncEvent) {
         guard verbosity > .quiet else { return }
-        lock.lock(); defer { lock.unlock() }
+        times.withLock { write(event, &$0) }
+    }
+
+    private func write(_ event: SyncEvent, _ times: inout Times) {
         switch event {
         case .cleanedLeftovers(let files):
             say("removed \(files.count) leftover file(s) of an interrupted run: \(files.joined(separator: ", "))")
@@ -46,18 +54,18 @@ package final class PlainRenderer: RunRenderer, @unchecked Sendable {
                 say("  \(item.modelId): \(item.action.name) \(ResultView.versionText(from: ResultView.fromVersion(item.action), to: ResultView.version(item.action))) — \(item.reason)")
             }
         case .modelStarted(let id, let action):
-            started[id] = console.now()
-            lastLine[id] = console.now()
+            times.started[id] = console.now()
+            times.lastLine[id] = console.now()
             if verbosity == .verbose {
                 let size = ResultView.bytes(action).map { " (\(ByteFormat.bytes($0)))" } ?? ""
                 say("\(id): \(action.name) \(ResultView.version(action) ?? "")\(size) started")
             }
         case .progress(let id, let written, let total):
             let now = console.now()
-            guard now - (lastLine[id] ?? now) >= progressInterval else { return }
-            lastLine[id] = now
-            let elapsed = now - (started[id] ?? now)
-            let rate = elapsed > 0 ? Double(written - (resumedBytes[id] ?? 0)) / elapsed : 0
+            guard now - (times.lastLine[id] ?? now) >= progressInterval else { return }
+            times.lastLine[id] = now
+            let elapsed = now - (times.started[id] ?? now)
+            let rate = elapsed > 0 ? Double(written - (times.resumedBytes[id] ?? 0)) / elapsed : 0
             if let total, total > 0 {
                 let eta = rate > 0 ? ByteFormat.duration(Double(total - written) / rate) : "-"
                 say("\(id): \(Int(Double(written) * 100 / Double(total)))% — \(ByteFormat.bytes(written)) of \(ByteFormat.bytes(total)), \(ByteFormat.rate(rate)), ETA \(eta)")
@@ -65,7 +73,7 @@ package final class PlainRenderer: RunRenderer, @unchecked Sendable {
                 say("\(id): \(ByteFormat.bytes(written)) so far, \(ByteFormat.rate(rate))")
             }
         case .resumed(let id, let kept, let total):
-            resumedBytes[id] = kept
+            times.resumedBytes[id] = kept
             say("\(id): \(Self.resumeText(kept: kept, total: total))")
         case .waitingForNetwork(let id):
             say("\(id): \(Self.waitingText)")
@@ -76,7 +84,7 @@ package final class PlainRenderer: RunRenderer, @unchecked Sendable {
             case .unchanged, .skipped: if verbosity < .verbose { return }
             default: break
             }
-            say(Self.resultLine(result, seconds: started[result.modelId].map { console.now() - $0 }))
+            say(Self.resultLine(result, seconds: times.started[result.modelId].map { console.now() - $0 }))
         case .finished:
             break
         }
@@ -113,12 +121,13 @@ package final class PlainRenderer: RunRenderer, @unchecked Sendable {
     /// The summary line (and, for dry runs, the plan table).
     package func finish(_ summary: RunSummary) {
         guard verbosity > .quiet else { return }
-        lock.lock(); defer { lock.unlock() }
-        if summary.dryRun, let plan = summary.report.plan {
-            SummaryTable.plan(plan, width: 200).forEach(say)
-            say(SummaryTable.planLine(plan))
-            if let budget = SummaryTable.budgetLine(plan) { say(budget) }
+        times.withLock { _ in
+            if summary.dryRun, let plan = summary.report.plan {
+                SummaryTable.plan(plan, width: 200).forEach(say)
+                say(SummaryTable.planLine(plan))
+                if let budget = SummaryTable.budgetLine(plan) { say(budget) }
+            }
+            say(SummaryTable.summaryLine(summary))
         }
-        say(SummaryTable.summaryLine(summary))
     }
 }

@@ -1,10 +1,40 @@
 import Foundation
 import ManashikiSync
+import ManashikiCore
 
 /// The live display on a terminal: finished models scroll up as permanent lines; below them,
 /// one bar per model in flight (bytes, rate, ETA) and a total line, redrawn at most ten times
 /// a second. A summary table ends the run.
-package final class ProgressRenderer: RunRenderer, @unchecked Sendable {
+package final class ProgressRenderer: RunRenderer, Sendable {
+    private let verbosity: GlobalOptions.Verbosity
+    /// The display's state; its lock also keeps one redraw whole.
+    private let display: Locked<ProgressDisplay>
+
+    /// A renderer on `console.out`; colours follow `NO_COLOR`.
+    package init(console: Console, verbosity: GlobalOptions.Verbosity, dryRun: Bool = false) {
+        self.verbosity = verbosity
+        self.display = Locked(ProgressDisplay(console: console, verbosity: verbosity, dryRun: dryRun))
+    }
+
+    /// Updates the display.
+    package func handle(_ event: SyncEvent) {
+        guard verbosity > .quiet else { return }
+        display.withLock { $0.handle(event) }
+    }
+
+    /// Clears the live area and prints the summary table and line.
+    package func finish(_ summary: RunSummary) {
+        guard verbosity > .quiet else { return }
+        display.withLock { $0.finish(summary) }
+    }
+
+    /// `line` cut to `width` visible characters; colour escape sequences do not count and the
+    /// colour is reset after a cut.
+    static func fit(_ line: String, width: Int) -> String { ProgressDisplay.fit(line, width: width) }
+}
+
+/// What `ProgressRenderer` shows and has drawn.
+private struct ProgressDisplay {
     private struct Active {
         var action: PlanAction
         var written: Int64 = 0
@@ -18,7 +48,6 @@ package final class ProgressRenderer: RunRenderer, @unchecked Sendable {
     private let verbosity: GlobalOptions.Verbosity
     private let dryRun: Bool
     private let color: Bool
-    private let lock = NSLock()
     private var order: [String] = []
     private var active: [String: Active] = [:]
     private var finishedBytes: Int64 = 0
@@ -30,8 +59,7 @@ package final class ProgressRenderer: RunRenderer, @unchecked Sendable {
     private var lastDraw = -Double.infinity
     private var pending: [String] = []
 
-    /// A renderer on `console.out`; colours follow `NO_COLOR`.
-    package init(console: Console, verbosity: GlobalOptions.Verbosity, dryRun: Bool = false) {
+    init(console: Console, verbosity: GlobalOptions.Verbosity, dryRun: Bool) {
         self.console = console
         self.verbosity = verbosity
         self.dryRun = dryRun
@@ -41,9 +69,7 @@ package final class ProgressRenderer: RunRenderer, @unchecked Sendable {
     private func paint(_ text: String, _ code: String) -> String { color ? "\u{1B}[\(code)m\(text)\u{1B}[0m" : text }
 
     /// Updates the display.
-    package func handle(_ event: SyncEvent) {
-        guard verbosity > .quiet else { return }
-        lock.lock(); defer { lock.unlock() }
+    mutating func handle(_ event: SyncEvent) {
         var force = false
         switch event {
         case .cleanedLeftovers(let files):
@@ -103,7 +129,7 @@ package final class ProgressRenderer: RunRenderer, @unchecked Sendable {
     }
 
     /// Redraws the live area (permanent lines first), at most every 0.1 s unless forced.
-    private func draw(force: Bool) {
+    private mutating func draw(force: Bool) {
         let now = console.now()
         guard force || now - lastDraw >= 0.1 else { return }
         lastDraw = now
@@ -177,9 +203,7 @@ package final class ProgressRenderer: RunRenderer, @unchecked Sendable {
     }
 
     /// Clears the live area and prints the summary table and line.
-    package func finish(_ summary: RunSummary) {
-        guard verbosity > .quiet else { return }
-        lock.lock(); defer { lock.unlock() }
+    mutating func finish(_ summary: RunSummary) {
         order.removeAll()
         active.removeAll()
         draw(force: true)

@@ -1,5 +1,6 @@
 import Foundation
 import ManashikiSync
+import ManashikiCore
 
 /// The end of a `plan` or `sync` run, as every renderer needs it.
 package struct RunSummary: Sendable {
@@ -55,9 +56,10 @@ package struct RendererGroup: RunRenderer {
 /// the run-level failure and the warnings at the end. Used in every output mode.
 package final class ProblemReporter: RunRenderer, @unchecked Sendable {
     private let console: Console
-    private let lock = NSLock()
     private let showWarnings: Bool
-    private var reported: Set<String> = []
+    /// Models already reported, and those whose work a signal cancelled (one line for them
+    /// all at the end, not an error each).
+    private let seen = Locked<(reported: Set<String>, cancelled: Set<String>)>(([], []))
 
     /// A reporter writing to `console.err`; warnings are left out when `showWarnings` is false
     /// (`--quiet`).
@@ -66,17 +68,14 @@ package final class ProblemReporter: RunRenderer, @unchecked Sendable {
         self.showWarnings = showWarnings
     }
 
-    /// Models whose work a signal cancelled: one line for them all at the end, not an error each.
-    private var cancelled: Set<String> = []
-
     /// Reports failed and blocked models.
     package func handle(_ event: SyncEvent) {
         guard case .modelFinished(let result) = event, let problem = ResultView.problem(result) else { return }
-        lock.lock()
         let isCancellation = result.failure?.isCancellation ?? false
-        let fresh = reported.insert(result.modelId).inserted
-        if isCancellation { cancelled.insert(result.modelId) }
-        lock.unlock()
+        let fresh = seen.withLock { seen in
+            if isCancellation { seen.cancelled.insert(result.modelId) }
+            return seen.reported.insert(result.modelId).inserted
+        }
         if fresh && !isCancellation { console.error(ErrorAdvice.line(modelId: result.modelId, what: problem.what, todo: problem.todo)) }
     }
 
@@ -93,7 +92,7 @@ package final class ProblemReporter: RunRenderer, @unchecked Sendable {
         }
         if report.outcome == .cancelled {
             // A stop (`systemctl stop`, a pod's grace period, Ctrl-C) is not a model failure.
-            let count = lock.withLock { cancelled.count }
+            let count = seen.withLock { $0.cancelled.count }
             let what = count == 0 ? "the run was stopped" : "\(count) download\(count == 1 ? "" : "s") cancelled"
             console.err.write("manashiki-sync: interrupted: \(what); nothing half-written was installed, partial downloads are kept for the next run to resume\n")
         }

@@ -1,4 +1,5 @@
 import Foundation
+import ManashikiCore
 #if canImport(Glibc)
 import Glibc
 #elseif canImport(Musl)
@@ -47,23 +48,18 @@ package struct FileDescriptorOutput: TextOutput {
 
 /// Collects text in memory (for tests).
 package final class BufferOutput: TextOutput, @unchecked Sendable {
-    private let lock = NSLock()
-    private var buffer = ""
+    private let buffer = Locked("")
 
     /// An empty buffer.
     package init() {}
 
     /// Appends `text`.
     package func write(_ text: String) {
-        lock.lock(); defer { lock.unlock() }
-        buffer += text
+        buffer.withLock { $0 += text }
     }
 
     /// Everything written so far.
-    package var text: String {
-        lock.lock(); defer { lock.unlock() }
-        return buffer
-    }
+    package var text: String { buffer.current }
 
     /// Everything written so far, split into lines (without the trailing empty one).
     package var lines: [String] {
@@ -76,8 +72,7 @@ package final class BufferOutput: TextOutput, @unchecked Sendable {
 /// Replaces known secrets (the API key, session tokens) with `[redacted]` before anything is
 /// written: a last line of defence, since no code path is meant to print them.
 package final class RedactingOutput: TextOutput, @unchecked Sendable {
-    private let lock = NSLock()
-    private var secrets: [String] = []
+    private let secrets = Locked<[String]>([])
     private let base: any TextOutput
 
     /// Wraps `base`.
@@ -86,15 +81,12 @@ package final class RedactingOutput: TextOutput, @unchecked Sendable {
     /// Adds a secret to hide (ignored when shorter than 8 characters, which would hide words).
     package func hide(_ secret: String) {
         guard secret.count >= 8 else { return }
-        lock.lock(); defer { lock.unlock() }
-        if !secrets.contains(secret) { secrets.append(secret) }
+        secrets.withLock { if !$0.contains(secret) { $0.append(secret) } }
     }
 
     /// Writes `text` with every secret replaced.
     package func write(_ text: String) {
-        lock.lock()
-        let current = secrets
-        lock.unlock()
+        let current = secrets.current
         var clean = text
         for secret in current where clean.contains(secret) {
             clean = clean.replacingOccurrences(of: secret, with: "[redacted]")

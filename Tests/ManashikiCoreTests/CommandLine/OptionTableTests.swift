@@ -20,7 +20,7 @@ struct OptionTableTests {
     static let table = OptionTable<State>([
         Option(["-n", "--name", "--alias"], "NAME", help: "a name\nsecond line") { s, v in s.name = v },
         Option(["--count"], "N", help: "a count", commands: ["run"]) { s, v in
-            guard let n = Int(v) else { throw OptionError("--count needs a number, not \(v)") }
+            guard let n = Int(v) else { throw UsageError("--count needs a number, not \(v)") }
             s.count = n
         },
         Option(["--strict"], "N", help: "fails with a foreign error on \"fail\"", commands: ["run", "check", "list"]) { _, v in
@@ -30,10 +30,10 @@ struct OptionTableTests {
         Option(["--done"], help: "stops parsing") { s, _ in s.done = true },
     ])
 
-    func parse(_ arguments: [String], refuse: (String) -> OptionError? = { _ in nil }) throws(OptionError) -> (State, [String]) {
+    func parse(_ arguments: [String], refuse: (String) -> UsageError? = { _ in nil }) throws(UsageError) -> (State, [String]) {
         var state = State()
         let given = try Self.table.parse(arguments, into: &state, refuse: refuse,
-            positional: { argument, state, _ throws(OptionError) in state.positional.append(argument) },
+            positional: { argument, state, _ throws(UsageError) in state.positional.append(argument) },
             stop: { $0.done })
         return (state, given.map(\.name))
     }
@@ -61,14 +61,14 @@ struct OptionTableTests {
         (["--strict", "fail"], "--strict: not a number"),
     ])
     func refusals(arguments: [String], message: String) {
-        #expect(throws: OptionError(message)) { try parse(arguments) }
+        #expect(throws: UsageError(message)) { try parse(arguments) }
     }
 
     @Test("the refuse hook sees every name first, whatever follows")
     func refuseHook() {
-        let refuse: (String) -> OptionError? = { $0 == "--api-key" || $0 == "--name" ? OptionError("no \($0)") : nil }
-        #expect(throws: OptionError("no --api-key")) { try parse(["--api-key=secret"], refuse: refuse) }
-        #expect(throws: OptionError("no --name")) { try parse(["--name", "x"], refuse: refuse) }
+        let refuse: (String) -> UsageError? = { $0 == "--api-key" || $0 == "--name" ? UsageError("no \($0)") : nil }
+        #expect(throws: UsageError("no --api-key")) { try parse(["--api-key=secret"], refuse: refuse) }
+        #expect(throws: UsageError("no --name")) { try parse(["--name", "x"], refuse: refuse) }
     }
 
     @Test("stop ends parsing after the option that made it hold")
@@ -86,15 +86,15 @@ struct OptionTableTests {
     ] as [([String], String, String?)])
     func scope(arguments: [String], command: String, message: String?) throws {
         var state = State()
-        let given = try Self.table.parse(arguments, into: &state, positional: { _, _, _ throws(OptionError) in })
-        #expect(Self.table.scopeError(given, command: command) == message.map(OptionError.init))
+        let given = try Self.table.parse(arguments, into: &state, positional: { _, _, _ throws(UsageError) in })
+        #expect(Self.table.scopeError(given, command: command) == message.map { UsageError($0) })
     }
 
     @Test("scopeError lists three commands as `a`, `b` and `c`")
     func scopeList() throws {
         var state = State()
-        let given = try Self.table.parse(["--strict=ok"], into: &state, positional: { _, _, _ throws(OptionError) in })
-        #expect(Self.table.scopeError(given, command: "other") == OptionError("--strict is an option of `run`, `check` and `list`, not of `other`"))
+        let given = try Self.table.parse(["--strict=ok"], into: &state, positional: { _, _, _ throws(UsageError) in })
+        #expect(Self.table.scopeError(given, command: "other") == UsageError("--strict is an option of `run`, `check` and `list`, not of `other`"))
         #expect(Self.table.scopeError(given, command: "list") == nil)
     }
 

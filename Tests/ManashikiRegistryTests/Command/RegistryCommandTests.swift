@@ -1,5 +1,6 @@
 import Foundation
 import ManashikiTestSupport
+import ManashikiCore
 import Manashiki
 import Testing
 @testable import ManashikiRegistry
@@ -27,11 +28,11 @@ struct RegistryCommandTests {
 
     @Test("bad command lines are usage errors; a non-loopback host needs --allow-remote")
     func rejects() throws {
-        #expect(throws: RegistryCommand.UsageError.self) { try RegistryCommand.parse([]) }
-        #expect(throws: RegistryCommand.UsageError.self) { try RegistryCommand.parse(["serve"]) }
-        #expect(throws: RegistryCommand.UsageError.self) { try RegistryCommand.parse(["serve", "d", "--port", "x"]) }
-        #expect(throws: RegistryCommand.UsageError.self) { try RegistryCommand.parse(["serve", "d", "--bogus"]) }
-        #expect(throws: RegistryCommand.UsageError.self) { try RegistryCommand.parse(["serve", "d", "--host", "0.0.0.0"]) }
+        #expect(throws: UsageError.self) { try RegistryCommand.parse([]) }
+        #expect(throws: UsageError.self) { try RegistryCommand.parse(["serve"]) }
+        #expect(throws: UsageError.self) { try RegistryCommand.parse(["serve", "d", "--port", "x"]) }
+        #expect(throws: UsageError.self) { try RegistryCommand.parse(["serve", "d", "--bogus"]) }
+        #expect(throws: UsageError.self) { try RegistryCommand.parse(["serve", "d", "--host", "0.0.0.0"]) }
         guard case .serve(_, let options) = try RegistryCommand.parse(["serve", "d", "--host", "0.0.0.0", "--allow-remote"]) else {
             Issue.record("expected serve")
             return

@@ -89,11 +89,11 @@ struct ErrorAdviceWordingTests {
 
     @Test("a model blocked only for want of free space says to free space, not to drop the entry")
     func diskShortfall() {
-        let free = ErrorAdvice.text(for: .incompatible(["needs 8 MiB of disk, 2 MiB are free on the store's volume"]))
+        let free = ErrorAdvice.text(for: .incompatible([.freeDisk(needsMB: 8, freeMB: 2)]))
         #expect(free.todo.hasPrefix("free space on the store's volume"), "\(free.todo)")
-        let mixed = ErrorAdvice.text(for: .incompatible(["supports macos, not linux", "needs 8 MiB of disk, 2 MiB are free on the store's volume"]))
+        let mixed = ErrorAdvice.text(for: .incompatible([.platform(supported: [.macos], device: .linux), .freeDisk(needsMB: 8, freeMB: 2)]))
         #expect(mixed.todo.hasPrefix("remove the entry"))
-        let profile = ErrorAdvice.text(for: .incompatible(["needs 8 MiB of disk, the device profile has 2 MiB"]))
+        let profile = ErrorAdvice.text(for: .incompatible([.profileDisk(needsMB: 8, profileMB: 2)]))
         #expect(profile.todo.contains("device profile is wrong"))
     }
 }

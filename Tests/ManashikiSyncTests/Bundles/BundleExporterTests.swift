@@ -68,7 +68,7 @@ struct BundleExporterTests {
         let report = try BundleExporter.export(store: store.layout, to: bundle, selection: .store)
         #expect(report.copied.map(\.modelId) == ["alpha"])
         #expect(report.failures.map(\.modelId) == ["beta"])
-        #expect(report.failures.first?.message.contains("verify --repair") == true)
+        #expect(report.failures.first?.message.contains("\(Remedy.verifyRepair)") == true)
         let names = try FileManager.default.contentsOfDirectory(atPath: bundle.blobDirectory.path)
         #expect(names == [report.copied[0].sha256])
         #expect(try BundleIndex.read(bundle).models.map(\.modelId) == ["alpha"])
@@ -101,7 +101,7 @@ struct BundleExporterTests {
         #expect(report.copied.map(\.modelId) == ["alpha"])
         #expect(report.copied.first?.record != nil) // facts taken from the store when the lock has none
         #expect(report.failures.map(\.modelId) == ["beta"])
-        #expect(report.failures.first?.message.contains("sync --locked") == true)
+        #expect(report.failures.first?.message.contains("\(Remedy.syncLocked)") == true)
     }
 
     @Test("a blob already in the bundle with the right size but other bytes is found by its SHA-256, replaced by a verified copy and reported")
@@ -137,7 +137,7 @@ struct BundleExporterTests {
         let second = try BundleExporter.export(store: store.layout, to: bundle, selection: .store)
         #expect(second.failures.map(\.modelId) == ["beta"])
         #expect(second.failures.first?.message.contains("has 4 bytes, not 10 and was removed") == true, "\(second.failures)")
-        #expect(second.failures.first?.message.contains("verify --repair") == true)
+        #expect(second.failures.first?.message.contains("\(Remedy.verifyRepair)") == true)
         #expect(second.repaired.first?.replaced == false)
         #expect(!FileManager.default.fileExists(atPath: bundle.blob(beta.sha256).path))
         #expect(try BundleIndex.read(bundle).models.map(\.modelId) == ["alpha"])

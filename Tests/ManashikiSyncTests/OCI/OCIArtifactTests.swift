@@ -56,7 +56,7 @@ struct OCIArtifactTests {
         #expect(read.index.models.map(\.modelId) == ["a"] && read.unmatched.map(\.modelId) == ["b"])
         #expect {
             try OCIArtifact.assemble(manifest, manifestDigest: "sha256:x", config: Data(#"{"formatVersion": 9, "models": []}"#.utf8), reference: Self.ref)
-        } throws: { "\($0)".contains("newer than this manashiki-sync reads") }
+        } throws: { "\($0)".contains("newer than this \(Remedy.agent) reads") }
     }
 
     static func client(_ mock: MockTransport, credential: OCICredential?) -> OCIRegistryClient {

@@ -266,10 +266,10 @@ struct PlannerTests {
         w.publish("ok", "1.0.0", platforms: [.ios], minOs: "17.0", minRamMb: 4096, minDiskMb: 1)
         w.freeBytes = 1 << 30
         let plan = w.plan
-        #expect(plan["p"]?.action == .blocked(.incompatible(["supports android, not ios"])))
-        #expect(plan["o"]?.action == .blocked(.incompatible(["needs OS 18.0 or later, the device has 17.2"])))
-        #expect(plan["r"]?.action == .blocked(.incompatible(["needs 8192 MiB of memory, the device has 6144 MiB"])))
-        #expect(plan["k"]?.action == .blocked(.incompatible(["needs 2048 MiB of disk, 1024 MiB are free on the store's volume"])))
+        #expect(plan["p"]?.action == .blocked(.incompatible([.platform(supported: [.android], device: .ios)])))
+        #expect(plan["o"]?.action == .blocked(.incompatible([.osVersion(needs: "18.0", device: "17.2")])))
+        #expect(plan["r"]?.action == .blocked(.incompatible([.memory(needsMB: 8192, deviceMB: 6144)])))
+        #expect(plan["k"]?.action == .blocked(.incompatible([.freeDisk(needsMB: 2048, freeMB: 1024)])))
         #expect(plan["ok"]?.action == .download(w.target("ok")))
         w.policies.checkCompatibility = false
         #expect(w.plan["p"]?.action == .download(w.target("p")))

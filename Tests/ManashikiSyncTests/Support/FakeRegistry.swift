@@ -112,7 +112,7 @@ final class FakeRegistry: RegistryClient, Sendable {
         // Let other downloads start, as a real transfer would.
         for _ in 0..<20 { await Task.yield() }
         if let sha = expecting.sha256, sha != model.record.sha256 {
-            throw APIError.invalidResponse("the registry serves a different artifact than expected")
+            throw APIError.registryDisagrees("the registry serves a different artifact than expected")
         }
         // Like the SDK: write a temporary file, then rename over <id>.bin. Not in
         // `.manashiki/partial`: the SDK removes partial files nobody holds a flock on whenever it

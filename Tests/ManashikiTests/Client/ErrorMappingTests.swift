@@ -99,7 +99,7 @@ struct ErrorMappingTests {
             .invalidSession, .modelNotFound("m"), .modelSunset("m"), .rateLimited(retryAfter: 3), .rateLimited(retryAfter: nil),
             .server(status: 500, message: nil), .unexpectedStatus(status: 418, message: "m"),
             .integrityMismatch(expected: "a", actual: "b"), .bodyTooLong(expected: 1), .bodyTooShort(expected: 2, received: 1),
-            .refusedURL("r"), .downloadURLExpired(modelId: "m", status: 403), .invalidResponse("d"), .transport("t"), .fileSystem(operation: "write", path: "/p", code: ENOSPC),
+            .refusedURL("r"), .downloadURLExpired(modelId: "m", status: 403), .invalidResponse("d"), .registryDisagrees("d"), .transport("t"), .fileSystem(operation: "write", path: "/p", code: ENOSPC),
         ]
         for error in all {
             let text = error.localizedDescription
@@ -116,7 +116,7 @@ struct ErrorMappingTests {
 
     @Test("messages read as sentences: one second, an unexpected status with the server's words quoted, a disagreeing ticket blames no proxy")
     func wording() {
-        let ticket = APIError.invalidResponse("the registry serves 999 bytes of a but listed 10; it is being updated, try again shortly").errorDescription ?? ""
+        let ticket = APIError.registryDisagrees("the registry serves 999 bytes of a but listed 10; it is being updated, try again shortly").errorDescription ?? ""
         #expect(ticket == "The registry's answers disagree: the registry serves 999 bytes of a but listed 10; it is being updated, try again shortly.")
         #expect(APIError.rateLimited(retryAfter: 1).errorDescription == "The registry is rate limiting this key. Try again in 1 second.")
         #expect(APIError.rateLimited(retryAfter: 30).errorDescription == "The registry is rate limiting this key. Try again in 30 seconds.")

@@ -48,6 +48,7 @@ struct ManifestValidator {
             throw ManifestError(problems: [ManifestProblem(path: "schemaVersion", message: "must be an integer, not \(value.typeName)", hint: "write \"schemaVersion\": \(supported)")])
         }
         guard Int(n) == supported else {
+            // Names the library and the command both: an app and the command read manifests alike.
             throw ManifestError(problems: [ManifestProblem(
                 path: "schemaVersion",
                 message: "schema version \(Int(n)) is not supported (this version of ManashikiSync reads schema version \(supported))",
