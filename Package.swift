@@ -44,7 +44,10 @@ let package = Package(
             ],
             resources: [.copy("PrivacyInfo.xcprivacy")]
         ),
-        .target(name: "ManashikiTestSupport", dependencies: ["Manashiki", "ManashikiCore", "ManashikiProcess", "ManashikiRegistry"]),
+        .target(name: "ManashikiTestSupport", dependencies: ["Manashiki", "ManashikiCore", "ManashikiProcess", "ManashikiRegistry", "ManashikiLoopback"]),
+        // Internal (no product): loopback ports and servers the tests and the benchmark start
+        // (free ports, nginx). Not test code, so the benchmark can use it: TestSupport imports Testing.
+        .target(name: "ManashikiLoopback", dependencies: ["ManashikiRegistry", "ManashikiProcess"]),
         .target(name: "ManashikiRegistry", dependencies: ["ManashikiCore"]),
         .executableTarget(name: "manashiki-registry", dependencies: ["ManashikiRegistry"]),
         .target(name: "ManashikiSync", dependencies: ["Manashiki", "ManashikiCore", "ManashikiProcess"],
@@ -66,9 +69,9 @@ let package = Package(
         .testTarget(name: "ManashikiCoreTests", dependencies: ["ManashikiCore", "ManashikiTestSupport"]),
         .testTarget(name: "ManashikiBenchTests", dependencies: ["manashiki-bench", "ManashikiCore", "ManashikiTestSupport"]),
         .testTarget(name: "ManashikiTests", dependencies: ["Manashiki", "ManashikiCore", "ManashikiTestSupport", "ManashikiRegistry", "ManashikiProcess"]),
-        .testTarget(name: "ManashikiRegistryTests", dependencies: ["ManashikiRegistry", "ManashikiCore", "Manashiki", "ManashikiTestSupport", "manashiki-registry"]),
+        .testTarget(name: "ManashikiRegistryTests", dependencies: ["ManashikiRegistry", "ManashikiCore", "Manashiki", "ManashikiTestSupport", "ManashikiLoopback", "manashiki-registry"]),
         .testTarget(name: "ManashikiSyncTests", dependencies: ["ManashikiSync", "Manashiki", "ManashikiCore", "ManashikiTestSupport", "ManashikiRegistry", "ManashikiProcess"]),
-        .testTarget(name: "ManashikiSyncCLITests", dependencies: ["ManashikiSyncCLI", "ManashikiSync", "ManashikiCore", "ManashikiRegistry", "ManashikiTestSupport", "ManashikiProcess", "manashiki-sync"]),
+        .testTarget(name: "ManashikiSyncCLITests", dependencies: ["ManashikiSyncCLI", "ManashikiSync", "ManashikiCore", "ManashikiRegistry", "ManashikiTestSupport", "ManashikiLoopback", "ManashikiProcess", "manashiki-sync"]),
         .testTarget(name: "ManashikiDocTests", dependencies: ["manashiki-doc-snippets", "Manashiki", "ManashikiSync", "ManashikiRegistry",
                                                              "ManashikiTestSupport", "ManashikiProcess", "manashiki-sync", "manashiki-registry"]),
         // The release binary, the Debian package and the Homebrew formula (docs/packaging.md): dist/

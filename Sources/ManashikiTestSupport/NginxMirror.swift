@@ -1,6 +1,6 @@
 #if os(Linux) || os(macOS) // child processes (ManashikiProcess) exist on Linux and macOS only
 import Foundation
-import ManashikiRegistry
+import ManashikiLoopback
 #if canImport(Glibc)
 import Glibc
 #elseif canImport(Darwin)
@@ -18,7 +18,9 @@ package final class NginxMirror: @unchecked Sendable {
     package static var isInstalled: Bool { FileManager.default.isExecutableFile(atPath: executable.path) }
 
     package let port: Int
-    package let workdir: URL
+    private let scratch = ScratchDirectory("nginx")
+    /// Its configuration, logs and temporary files.
+    package var workdir: URL { scratch.url }
     private let child: RunningChild
 
     package let isTLS: Bool
@@ -37,8 +39,8 @@ package final class NginxMirror: @unchecked Sendable {
     /// nginx with `server` as the body of its one server block (after `listen`).
     package init(server: String, tls: (certificate: URL, key: URL)? = nil) async throws {
         isTLS = tls != nil
-        workdir = FileManager.default.temporaryDirectory.appendingPathComponent("nginx-\(UUID().uuidString.prefix(8))")
-        try FileManager.default.createDirectory(at: workdir.appendingPathComponent("tmp"), withIntermediateDirectories: true)
+        let workdir = scratch.url
+        _ = try scratch.directory("tmp")
         let w = workdir.path
         func config(_ port: Int) -> String { """
         daemon off;
@@ -70,12 +72,12 @@ package final class NginxMirror: @unchecked Sendable {
         // binding; otherwise try another port.
         var started: (port: Int, child: RunningChild)?
         for _ in 0..<5 where started == nil {
-            let candidate = try Self.freePort()
+            let candidate = try LoopbackPort.free()
             try config(candidate).write(toFile: path, atomically: true, encoding: .utf8)
             try? FileManager.default.removeItem(atPath: pidFile)
             let child = try RunningChild.start(Self.executable, ["-c", path, "-p", w], path: "/usr/sbin:/usr/bin:/bin", in: workdir)
             let ready = await child.wait(timeout: 20) {
-                !child.isRunning || (FileManager.default.fileExists(atPath: pidFile) && Self.accepts(port: candidate))
+                !child.isRunning || (FileManager.default.fileExists(atPath: pidFile) && LoopbackPort.accepts(candidate))
             }
             if ready && child.isRunning {
                 started = (candidate, child)
@@ -95,36 +97,7 @@ package final class NginxMirror: @unchecked Sendable {
     package func stop() async {
         child.send(SIGQUIT)
         _ = await child.finish(timeout: 10)
-        try? FileManager.default.removeItem(at: workdir)
-    }
-
-    /// A port nothing listens on right now (bound to 0, read back, closed).
-    package static func freePort() throws -> Int {
-        let fd = socket(AF_INET, POSIXSocket.streamType, 0)
-        defer { close(fd) }
-        var address = sockaddr_in()
-        address.sin_family = sa_family_t(AF_INET)
-        address.sin_addr.s_addr = inet_addr("127.0.0.1")
-        address.sin_port = 0
-        var length = socklen_t(MemoryLayout<sockaddr_in>.size)
-        let bound = withUnsafeMutablePointer(to: &address) { p in
-            p.withMemoryRebound(to: sockaddr.self, capacity: 1) { bind(fd, $0, length) == 0 && getsockname(fd, $0, &length) == 0 }
-        }
-        guard bound else { throw NSError(domain: "NginxMirror", code: 2) }
-        return Int(UInt16(bigEndian: address.sin_port))
-    }
-
-    /// Whether something accepts connections on the loopback port.
-    package static func accepts(port: Int) -> Bool {
-        let fd = socket(AF_INET, POSIXSocket.streamType, 0)
-        defer { close(fd) }
-        var address = sockaddr_in()
-        address.sin_family = sa_family_t(AF_INET)
-        address.sin_addr.s_addr = inet_addr("127.0.0.1")
-        address.sin_port = UInt16(port).bigEndian
-        return withUnsafePointer(to: &address) { p in
-            p.withMemoryRebound(to: sockaddr.self, capacity: 1) { connect(fd, $0, socklen_t(MemoryLayout<sockaddr_in>.size)) == 0 }
-        }
+        scratch.remove()
     }
 }
 #endif

@@ -12,18 +12,14 @@ final class DocSandbox {
     static let demoKey = "mk_pub_demo_0123456789abcdefghij"
 
     let registry: DevelopmentRegistry
-    let directory: URL
+    private let scratch = ScratchDirectory("doc-block")
+    var directory: URL { scratch.url }
 
     init() throws {
         registry = try DevelopmentRegistry.start(catalogDirectory: DocBlockCatalog.root.appendingPathComponent("examples/registry"))
-        directory = FileManager.default.temporaryDirectory.appendingPathComponent("doc-block-\(UUID().uuidString)")
-        try FileManager.default.createDirectory(at: directory, withIntermediateDirectories: true)
     }
 
-    deinit {
-        registry.stop()
-        try? FileManager.default.removeItem(at: directory)
-    }
+    deinit { registry.stop() }
 
     /// The registry's API address, as the guides' `http://127.0.0.1:8080` stands for it.
     var api: String { registry.apiBaseURL.absoluteString.trimmingCharacters(in: CharacterSet(charactersIn: "/")) }

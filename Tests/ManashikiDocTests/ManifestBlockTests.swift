@@ -1,4 +1,5 @@
 import Foundation
+import ManashikiTestSupport
 import ManashikiSync
 import Testing
 @testable import manashiki_doc_snippets
@@ -20,10 +21,8 @@ struct ManifestBlockTests {
 
     /// Loads the block from a file named `manashiki.json` in a scratch directory.
     static func load(_ block: DocBlock) throws -> Manifest {
-        let directory = FileManager.default.temporaryDirectory.appendingPathComponent("doc-json-\(UUID().uuidString)")
-        try FileManager.default.createDirectory(at: directory, withIntermediateDirectories: true)
-        defer { try? FileManager.default.removeItem(at: directory) }
-        let file = directory.appendingPathComponent("manashiki.json")
+        let directory = ScratchDirectory("doc-json")
+        let file = directory.file("manashiki.json")
         try Data(manifestText(block).utf8).write(to: file)
         return try Manifest.load(contentsOf: file)
     }

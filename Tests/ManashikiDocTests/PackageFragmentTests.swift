@@ -30,11 +30,10 @@ struct PackageFragmentTests {
     @Test("a Package.swift fragment is a manifest naming this package's library products", arguments: fragments)
     func fragment(_ id: String) async throws {
         let block = DocBlockCatalog.block(id)
-        let scratch = FileManager.default.temporaryDirectory.appendingPathComponent("doc-package-\(UUID().uuidString)")
-        defer { try? FileManager.default.removeItem(at: scratch) }
-        let app = scratch.appendingPathComponent("MyApp")
+        let scratch = ScratchDirectory("doc-package")
+        let app = scratch.file("MyApp")
         let name = String(try #require(block.text.firstMatch(of: /\.package\(url: "[^"]*\/([^"\/]+?)(\.git)?"/)?.1, "\(id): no .package(url:)"))
-        let dependency = scratch.appendingPathComponent("deps/\(name)")
+        let dependency = scratch.file("deps/\(name)")
         try FileManager.default.createDirectory(at: dependency.deletingLastPathComponent(), withIntermediateDirectories: true)
         try FileManager.default.createSymbolicLink(at: dependency, withDestinationURL: DocBlockCatalog.root)
         for folder in ["Sources/MyApp", "Tests/MyAppTests"] {
@@ -45,8 +44,8 @@ struct PackageFragmentTests {
             + "    platforms: [.macOS(.v13), .iOS(.v16)],\n" + fragment.trimmingCharacters(in: .whitespacesAndNewlines)
             .trimmingCharacters(in: CharacterSet(charactersIn: ",")) + "\n)\n"
         try Data(manifest.utf8).write(to: app.appendingPathComponent("Package.swift"))
-        let mine = try await Self.dump(DocBlockCatalog.root, scratch: scratch.appendingPathComponent("root-build"))
-        let theirs = try await Self.dump(app, scratch: scratch.appendingPathComponent("app-build"))
+        let mine = try await Self.dump(DocBlockCatalog.root, scratch: scratch.file("root-build"))
+        let theirs = try await Self.dump(app, scratch: scratch.file("app-build"))
         let libraries = Set(((mine["products"] as? [[String: Any]]) ?? []).compactMap { product -> String? in
             (product["type"] as? [String: Any])?["library"] != nil ? product["name"] as? String : nil
         })

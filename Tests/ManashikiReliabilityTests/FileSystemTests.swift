@@ -209,7 +209,7 @@ struct PrivilegedFileSystemTests {
         chmod(f.scratch.url.path, 0o755)
         for (i, id) in ["alpha", "beta", "gamma"].enumerated() { try f.publishNewVersion(id, version: "1.1.0", seed: UInt64(90 + i)) }
         // The binary and the toolchain libraries must be reachable by nobody; copy the binary out.
-        let bin = Scratch("manashiki-rel-bin")
+        let bin = ScratchDirectory("manashiki-rel-bin")
         chmod(bin.url.path, 0o755)
         let copy = bin.file("manashiki-sync")
         try FileManager.default.copyItem(at: CLIProcess.binary, to: copy)

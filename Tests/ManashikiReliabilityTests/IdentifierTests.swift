@@ -27,7 +27,7 @@ struct IdentifierTests {
     @Test("the SDK rejects each hostile id with invalidModelId, before any request and before creating the store", arguments: 0..<22)
     func sdk(index: Int) async throws {
         let id = Self.hostile[index]
-        let scratch = Scratch()
+        let scratch = ScratchDirectory("manashiki-rel")
         let store = scratch.url.appendingPathComponent("store")
         let sent = Locked(0)
         let transport = MockTransport { _ in sent.withLock { $0 += 1 }; return .json(200, "{}") }

@@ -1,4 +1,5 @@
 import Foundation
+import ManashikiTestSupport
 import Testing
 @testable import ManashikiSyncCLI
 import ManashikiSync
@@ -6,11 +7,11 @@ import ManashikiSync
 @Suite("KeyLoader")
 struct KeyLoaderTests {
     let key = "mk_pub_acme_abcdefghijklmnopqrst0123"
-    let dir = FileManager.default.temporaryDirectory.appendingPathComponent("keyloader-\(UUID().uuidString.prefix(8))")
+    private let scratch = ScratchDirectory("keyloader")
+    var dir: URL { scratch.url }
 
     func write(_ text: String, _ name: String = "key") throws -> String {
-        try FileManager.default.createDirectory(at: dir, withIntermediateDirectories: true)
-        let url = dir.appendingPathComponent(name)
+        let url = scratch.file(name)
         try Data(text.utf8).write(to: url)
         return url.path
     }

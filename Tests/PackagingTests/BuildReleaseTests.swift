@@ -45,8 +45,8 @@ struct BuildReleaseTests {
     @Test("without the static Swift runtime, build-release says so and where to get one",
           .enabled(if: Packaging.isRoot, "needs root (mount namespaces)"))
     func noStaticRuntime() async throws {
-        let out = try Packaging.scratch()
-        defer { try? FileManager.default.removeItem(at: out) }
+        let scratch = Packaging.scratch()
+        let out = scratch.url
         let staticDir = try Packaging.toolchainRoot().appendingPathComponent("usr/lib/swift_static")
         let r = try await Packaging.runHiding(staticDir, ["scripts/build-release", "--out", out.path])
         #expect(r.status == 1, "\(r.all)")
@@ -62,8 +62,8 @@ struct BuildReleaseTests {
         // as a machine with libcurl4 but without libcurl4-openssl-dev has it.
         let libdir = "/usr/lib/\(try await Packaging.run(["dpkg-architecture", "-qDEB_HOST_MULTIARCH"]).stdout.trimmingCharacters(in: .whitespacesAndNewlines))"
         try #require(FileManager.default.fileExists(atPath: "\(libdir)/libcurl.so"), "libcurl4-openssl-dev is not installed (.ci/run installs it)")
-        let layers = try Packaging.scratch()
-        defer { try? FileManager.default.removeItem(at: layers) }
+        let scratch = Packaging.scratch()
+        let layers = scratch.url
         let script = """
         set -e
         mkdir -p "$0/upper" "$0/work"

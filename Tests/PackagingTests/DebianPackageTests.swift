@@ -17,9 +17,12 @@ struct DebianPackageTests {
     static let units = ["\(unitDir)/manashiki-sync.service", "\(unitDir)/manashiki-sync.timer"]
     static let demoKey = "mk_pub_demo_0123456789abcdefghij"
 
-    /// Runs scripts/package-deb into a scratch directory; returns the .deb and the script's output.
+    /// Where the package is built: kept as long as the test process, like `built`.
+    static let output = Packaging.scratch()
+
+    /// Runs scripts/package-deb into `output`; returns the .deb and the script's output.
     static func buildPackage() async throws -> (deb: URL, output: String) {
-        let out = try Packaging.scratch()
+        let out = output.url
         let r = try await Packaging.run(["scripts/package-deb", "--out", out.path], timeout: 900)
         try #require(r.status == 0, "package-deb: \(r.all)")
         let name = try #require(try FileManager.default.contentsOfDirectory(atPath: out.path).first(where: { $0.hasSuffix(".deb") }))

@@ -11,8 +11,8 @@ import Testing
 struct HomebrewFormulaTests {
     @Test("the rendered formula pins the commit and passes ruby -c; a broken copy does not")
     func renders() async throws {
-        let dir = try Packaging.scratch()
-        defer { try? FileManager.default.removeItem(at: dir) }
+        let scratch = Packaging.scratch()
+        let dir = scratch.url
         let formula = dir.appendingPathComponent("manashiki-sync.rb")
         let head = try await Packaging.run(["git", "rev-parse", "HEAD"]).stdout.trimmingCharacters(in: .whitespacesAndNewlines)
         let r = try await Packaging.run(["scripts/render-formula", "v\(ManashikiSDK.version)", "--revision", "HEAD", "--out", formula.path])

@@ -50,7 +50,7 @@ package enum POSIXSocket {
 
     /// Opens a listening IPv4 TCP socket on `host:port` (port 0 = ephemeral).
     /// - Returns: the descriptor and the port actually bound.
-    static func listen(host: String, port: UInt16) throws -> (fd: Int32, port: UInt16) {
+    package static func listen(host: String, port: UInt16) throws -> (fd: Int32, port: UInt16) {
         var address = sockaddr_in()
         address.sin_family = sa_family_t(AF_INET)
         address.sin_port = port.bigEndian

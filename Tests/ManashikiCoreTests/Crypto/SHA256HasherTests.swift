@@ -32,8 +32,8 @@ struct SHA256HasherTests {
     #if os(Linux) || os(macOS) // child processes (ManashikiProcess) exist on Linux and macOS only
     @Test("agrees with sha256sum on a large random file", .enabled(if: FileManager.default.isExecutableFile(atPath: "/usr/bin/sha256sum")))
     func agreesWithSha256sum() throws {
-        let file = FileManager.default.temporaryDirectory.appendingPathComponent("manashiki-sha256-\(UUID().uuidString).bin")
-        defer { try? FileManager.default.removeItem(at: file) }
+        let scratch = ScratchDirectory("manashiki-sha256")
+        let file = scratch.file("random.bin")
         var g = SystemRandomNumberGenerator()
         var bytes = [UInt8](repeating: 0, count: 24 << 20 | 12345)
         for i in stride(from: 0, to: bytes.count - 8, by: 8) {

@@ -1,4 +1,5 @@
 import Foundation
+import ManashikiTestSupport
 import Testing
 @testable import ManashikiRegistry
 import ManashikiCore
@@ -25,8 +26,8 @@ struct GeneratedBytesTests {
 
     @Test("a generated artifact on disk matches the in-memory bytes and its digest")
     func writtenFile() throws {
-        let url = FileManager.default.temporaryDirectory.appendingPathComponent("gen-\(UUID().uuidString).bin")
-        defer { try? FileManager.default.removeItem(at: url) }
+        let scratch = ScratchDirectory("gen")
+        let url = scratch.file("gen.bin")
         let digest = try GeneratedBytes.write(size: 5 << 20 + 3, seed: 9, to: url)
         let data = try Data(contentsOf: url)
         #expect(data == GeneratedBytes.data(size: 5 << 20 + 3, seed: 9))

@@ -1,22 +1,21 @@
 import Foundation
+import ManashikiTestSupport
 import Testing
 @testable import ManashikiRegistry
 
 @Suite("Catalog files")
 struct CatalogFileParserTests {
     /// Writes `json` as catalog.json in a fresh directory.
-    static func directory(_ json: String) throws -> URL {
-        let dir = FileManager.default.temporaryDirectory.appendingPathComponent("catalog-\(UUID().uuidString)")
-        try FileManager.default.createDirectory(at: dir, withIntermediateDirectories: true)
-        try Data(json.utf8).write(to: dir.appendingPathComponent("catalog.json"))
+    static func directory(_ json: String) throws -> ScratchDirectory {
+        let dir = ScratchDirectory("catalog")
+        try Data(json.utf8).write(to: dir.file("catalog.json"))
         return dir
     }
 
     static func error(_ json: String) throws -> CatalogFileError? {
         let dir = try directory(json)
-        defer { try? FileManager.default.removeItem(at: dir) }
         do {
-            _ = try RegistryCatalog.load(directory: dir)
+            _ = try RegistryCatalog.load(directory: dir.url)
             return nil
         } catch let error as CatalogFileError {
             return error
@@ -95,9 +94,8 @@ struct CatalogFileParserTests {
          "models": [{"modelId": "f", "version": "1", "artifact": {"file": "f.bin"}, "extraFields": {"future": 1}}],
          "faults": [{"endpoint": "storage", "modelId": "f", "type": "status", "status": 503, "count": 2}]}
         """#)
-        defer { try? FileManager.default.removeItem(at: dir) }
-        try Data("file bytes".utf8).write(to: dir.appendingPathComponent("f.bin"))
-        let catalog = try RegistryCatalog.load(directory: dir)
+        try Data("file bytes".utf8).write(to: dir.file("f.bin"))
+        let catalog = try RegistryCatalog.load(directory: dir.url)
         #expect(catalog.faults == [RegistryFaultRule(endpoint: .storage, modelId: "f", fault: .status(503, count: 2))])
         #expect(catalog.models.first?.extraFields == ["future": 1])
         let registry = try DevelopmentRegistry.start(catalog: catalog)

@@ -45,9 +45,9 @@ struct RegistryCommandTests {
     func executableServes() throws {
         let binary = BuiltProduct.manashikiRegistry
         try #require(FileManager.default.isExecutableFile(atPath: binary.path), "build the manashiki-registry product first")
-        let ready = FileManager.default.temporaryDirectory.appendingPathComponent("ready-\(UUID().uuidString).json")
-        let scratch = FileManager.default.temporaryDirectory
-        let child = try RunningChild.start(binary, ["serve", Fixture.examplesDirectory.path, "--port", "0", "--ready-file", ready.path], in: scratch)
+        let scratch = ScratchDirectory("registry-command")
+        let ready = scratch.file("ready.json")
+        let child = try RunningChild.start(binary, ["serve", Fixture.examplesDirectory.path, "--port", "0", "--ready-file", ready.path], in: scratch.url)
         defer { if child.isRunning { child.send(SIGKILL); _ = child.waitForExit() } }
         var info: [String: Any]?
         for _ in 0..<200 where info == nil { // bounded wait for readiness
@@ -74,8 +74,7 @@ struct RegistryCommandTests {
         let binary = BuiltProduct.manashikiRegistry
         try #require(FileManager.default.isExecutableFile(atPath: binary.path), "build the manashiki-registry product first")
         let dir = try CatalogFileParserTests.directory(#"{"models": [{"modelId": "a", "version": "1", "artifact": {"generated": {"size": -1, "seed": 1}}}]}"#)
-        defer { try? FileManager.default.removeItem(at: dir) }
-        let result = RunningChild.run(binary, ["check", dir.path])
+        let result = RunningChild.run(binary, ["check", dir.url.path])
         let message = result.stderr
         #expect(result.status == 65)
         #expect(message.contains("catalog.json"))

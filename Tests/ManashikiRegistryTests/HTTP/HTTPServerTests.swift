@@ -1,5 +1,6 @@
 #if os(Linux) || os(macOS) // child processes (ManashikiProcess) exist on Linux and macOS only
 import Foundation
+import ManashikiLoopback
 import Testing
 @testable import ManashikiRegistry
 
@@ -84,8 +85,8 @@ struct HTTPServerTests {
         #expect(stalled.readToEnd().end != .timedOut)
         idle.send("GET / HTTP/1.1\r\nHost: h\r\n\r\n")
         #expect(idle.readToEnd().body.isEmpty)
-        #expect(RawConnection.nothingListens(on: registry.apiPort))
-        #expect(RawConnection.nothingListens(on: registry.storagePort))
+        #expect(!LoopbackPort.accepts(registry.apiPort))
+        #expect(!LoopbackPort.accepts(registry.storagePort))
     }
 
     @Test("a non-loopback host is refused unless allowRemote is set")

@@ -1,5 +1,6 @@
 #if os(Linux) || os(macOS) // child processes (ManashikiProcess) exist on Linux and macOS only
 import Foundation
+import ManashikiTestSupport
 import Testing
 @testable import ManashikiRegistry
 import ManashikiCore
@@ -49,13 +50,12 @@ struct UploadEndpointTests {
         let registry = try Fixture.start()
         defer { registry.stop() }
         let bytes = GeneratedBytes.data(size: 3 << 20, seed: 5)
-        let file = FileManager.default.temporaryDirectory.appendingPathComponent("upload-\(UUID().uuidString).bin")
+        let scratch = ScratchDirectory("upload")
+        let file = scratch.file("upload.bin")
         try bytes.write(to: file)
-        defer { try? FileManager.default.removeItem(at: file) }
         let wrong = Data(repeating: 1, count: bytes.count)
-        let wrongFile = FileManager.default.temporaryDirectory.appendingPathComponent("upload-\(UUID().uuidString).bin")
+        let wrongFile = scratch.file("wrong.bin")
         try wrong.write(to: wrongFile)
-        defer { try? FileManager.default.removeItem(at: wrongFile) }
 
         let announced = try await Self.announce(registry, key: Fixture.service, modelId: "brand-new", version: "0.1.0", bytes: bytes)
         let uploadUrl = try #require(JSON.object(announced.body)?["uploadUrl"] as? String)
@@ -100,9 +100,9 @@ struct UploadEndpointTests {
             Issue.record("the demo's pending version should be generated")
             return
         }
-        let file = FileManager.default.temporaryDirectory.appendingPathComponent("pending-\(UUID().uuidString).bin")
+        let scratch = ScratchDirectory("pending")
+        let file = scratch.file("pending.bin")
         let digest = try GeneratedBytes.write(size: size, seed: seed, to: file)
-        defer { try? FileManager.default.removeItem(at: file) }
         let body = #"{"modelId":"\#(pending.modelId)","version":"\#(pending.version)","size":\#(size),"sha256":"\#(digest)"}"#
         let announced = try Curl.run(["-X", "POST", "-H", "X-API-Key: mk_live_demo_0123456789abcdefghij",
                                       "-H", "Content-Type: application/json", "--data", body,

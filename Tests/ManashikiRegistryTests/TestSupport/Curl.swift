@@ -22,13 +22,11 @@ struct CurlResult {
 /// Runs `curl` as a process (bounded by --max-time).
 enum Curl {
     static func run(_ arguments: [String], maxTime: Int = 20) throws -> CurlResult {
-        let dir = FileManager.default.temporaryDirectory.appendingPathComponent("curl-\(UUID().uuidString)")
-        try FileManager.default.createDirectory(at: dir, withIntermediateDirectories: true)
-        defer { try? FileManager.default.removeItem(at: dir) }
-        let bodyFile = dir.appendingPathComponent("body"), headerFile = dir.appendingPathComponent("headers")
+        let dir = ScratchDirectory("curl")
+        let bodyFile = dir.file("body"), headerFile = dir.file("headers")
         let result = RunningChild.run(URL(fileURLWithPath: "/usr/bin/curl"),
                                       ["-s", "--max-time", String(maxTime), "-o", bodyFile.path, "-D", headerFile.path,
-                                       "-w", "%{http_code}"] + arguments, in: dir)
+                                       "-w", "%{http_code}"] + arguments, in: dir.url)
         let statusText = result.stdout
         let headerText = (try? String(contentsOf: headerFile, encoding: .isoLatin1)) ?? ""
         // Keep only the last response's headers (after redirects or 100 Continue).

@@ -69,29 +69,6 @@ final class RawConnection {
 
     deinit { close(fd) }
 
-    /// Whether nothing listens on 127.0.0.1:`port` any more: a connect is refused.
-    ///
-    /// A connect to a port nobody listens on can still succeed when the kernel happens to pick
-    /// that very port as the source port (TCP simultaneous open, a "self-connect": the socket
-    /// is connected to itself). That says nothing about the server, so it is retried.
-    static func nothingListens(on port: Int, attempts: Int = 5) -> Bool {
-        for _ in 0..<attempts {
-            guard let connection = try? RawConnection(port: port) else { return true }
-            guard connection.localPort == port else { return false }
-        }
-        return false
-    }
-
-    /// The local (source) port of this connection.
-    var localPort: Int {
-        var address = sockaddr_in()
-        var length = socklen_t(MemoryLayout<sockaddr_in>.size)
-        _ = withUnsafeMutablePointer(to: &address) {
-            $0.withMemoryRebound(to: sockaddr.self, capacity: 1) { getsockname(fd, $0, &length) }
-        }
-        return Int(UInt16(bigEndian: address.sin_port))
-    }
-
     func send(_ text: String) { send(Array(text.utf8)) }
 
     func send(_ bytes: [UInt8]) {

@@ -15,11 +15,9 @@ enum HostCapabilities {
     /// Whether `mount -t tmpfs` works here (root with CAP_SYS_ADMIN, not blocked by a sandbox).
     static let canMountTmpfs: Bool = {
         guard geteuid() == 0, tool("mount") != nil else { return false }
-        let dir = FileManager.default.temporaryDirectory.appendingPathComponent("manashiki-mount-probe-\(getpid())")
-        try? FileManager.default.createDirectory(at: dir, withIntermediateDirectories: true)
-        defer { try? FileManager.default.removeItem(at: dir) }
-        guard RunningChild.run(URL(fileURLWithPath: mountPath), ["-t", "tmpfs", "-o", "size=64k", "tmpfs", dir.path]).status == 0 else { return false }
-        return RunningChild.run(URL(fileURLWithPath: umountPath), [dir.path]).status == 0
+        let dir = ScratchDirectory("manashiki-mount-probe")
+        guard RunningChild.run(URL(fileURLWithPath: mountPath), ["-t", "tmpfs", "-o", "size=64k", "tmpfs", dir.url.path]).status == 0 else { return false }
+        return RunningChild.run(URL(fileURLWithPath: umountPath), [dir.url.path]).status == 0
     }()
 
     /// Why mounting is unavailable.
@@ -62,12 +60,11 @@ enum HostCapabilities {
 /// A tmpfs mounted for the lifetime of the value (unmounted in `unmount()` or deinit, lazily
 /// if busy), at a fresh directory.
 final class TmpfsMount: @unchecked Sendable {
-    let url: URL
+    private let mountPoint = ScratchDirectory("manashiki-tmpfs")
+    var url: URL { mountPoint.url }
     private var mounted = false
 
     init(size: String, options: String = "") throws {
-        url = FileManager.default.temporaryDirectory.appendingPathComponent("manashiki-tmpfs-\(UUID().uuidString.prefix(8))")
-        try FileManager.default.createDirectory(at: url, withIntermediateDirectories: true)
         let opts = "size=\(size)" + (options.isEmpty ? "" : ",\(options)")
         let result = RunningChild.run(URL(fileURLWithPath: HostCapabilities.mountPath), ["-t", "tmpfs", "-o", opts, "tmpfs", url.path])
         guard result.status == 0 else { throw POSIXError(.EPERM, userInfo: [NSLocalizedDescriptionKey: result.all]) }
@@ -85,7 +82,7 @@ final class TmpfsMount: @unchecked Sendable {
             RunningChild.run(URL(fileURLWithPath: HostCapabilities.umountPath), ["-l", url.path])
         }
         mounted = false
-        try? FileManager.default.removeItem(at: url)
+        mountPoint.remove()
     }
 
     deinit { unmount() }

@@ -6,7 +6,7 @@ import Testing
 /// The built binary against a `ScriptedRegistry` serving alpha, beta and gamma.
 final class ScriptedSync: @unchecked Sendable {
     let registry: ScriptedRegistry
-    let scratch = Scratch()
+    let scratch = ScratchDirectory("manashiki-rel")
     var store: URL { scratch.url.appendingPathComponent("models") }
     var manifestURL: URL { scratch.file("manashiki.json") }
     var environment: [String: String] { ["MANASHIKI_API_KEY": Keys.publishable] }

@@ -12,16 +12,9 @@ enum Keys {
     static let legacy = "sk_live_RelLegacyKeyZ0123456789xyz"
 }
 
-/// A scratch directory removed at deinit.
-final class Scratch: @unchecked Sendable {
-    let url: URL
-    init(_ prefix: String = "manashiki-rel") {
-        url = FileManager.default.temporaryDirectory.appendingPathComponent("\(prefix)-\(UUID().uuidString.prefix(8))")
-        try? FileManager.default.createDirectory(at: url, withIntermediateDirectories: true)
-    }
-    deinit { try? FileManager.default.removeItem(at: url) }
-    func file(_ name: String) -> URL { url.appendingPathComponent(name) }
-}
+/// TransferFaultTests' name for a `ScratchDirectory` (transfer-perf's file, issue #21): to go
+/// once it says `ScratchDirectory` like the rest.
+typealias Scratch = ScratchDirectory
 
 /// A development registry with three small models, a scratch directory with a manifest whose
 /// store is `<dir>/models`, and helpers to run the built `manashiki-sync` against it.
@@ -29,7 +22,7 @@ final class SyncFixture: @unchecked Sendable {
     static let sizes = ["alpha": 64 << 10, "beta": 128 << 10, "gamma": 96 << 10]
 
     let registry: DevelopmentRegistry
-    let scratch: Scratch
+    let scratch: ScratchDirectory
     var directory: URL { scratch.url }
     /// The store; `storeOverride` points it elsewhere (a tmpfs, a read-only mount).
     var store: URL
@@ -46,7 +39,7 @@ final class SyncFixture: @unchecked Sendable {
         catalog.add(model: RegistryModel(modelId: "secret", version: "1.0.0", artifact: .generated(size: 32 << 10, seed: 299),
                                          platforms: ["linux"], visibility: "private", organization: "demo"))
         registry = try DevelopmentRegistry.start(catalog: catalog)
-        scratch = Scratch()
+        scratch = ScratchDirectory("manashiki-rel")
         self.store = store ?? scratch.url.appendingPathComponent("models")
         try writeManifest(models: models, prune: prune, policies: policies, extraEntries: extraEntries)
     }

@@ -7,7 +7,8 @@ import ManashikiRegistry
 /// A development registry with models of known sizes (KiB) and a manifest with a budget.
 final class BudgetFixture: @unchecked Sendable {
     let registry: DevelopmentRegistry
-    let directory: URL
+    private let scratch = ScratchDirectory("manashiki-budget")
+    var directory: URL { scratch.url }
     var store: URL { directory.appendingPathComponent("models") }
     var manifestURL: URL { directory.appendingPathComponent("manashiki.json") }
 
@@ -19,14 +20,9 @@ final class BudgetFixture: @unchecked Sendable {
             catalog.add(model: RegistryModel(modelId: id, version: "1.0.0", artifact: .generated(size: kib << 10, seed: UInt64(200 + seed)), platforms: ["linux"]))
         }
         registry = try DevelopmentRegistry.start(catalog: catalog)
-        directory = FileManager.default.temporaryDirectory.appendingPathComponent("manashiki-budget-\(UUID().uuidString.prefix(8))")
-        try FileManager.default.createDirectory(at: directory, withIntermediateDirectories: true)
     }
 
-    deinit {
-        registry.stop()
-        try? FileManager.default.removeItem(at: directory)
-    }
+    deinit { registry.stop() }
 
     /// Writes the manifest: `budget` is `store.budget`'s JSON, `models` raw entries; `store` the directory.
     func write(budget: String?, models: [String], store: String = "models", maxDeletes: Int = 10) throws {

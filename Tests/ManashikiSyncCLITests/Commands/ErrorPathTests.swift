@@ -3,6 +3,7 @@ import Foundation
 import Manashiki
 import Testing
 import ManashikiTestSupport
+import ManashikiLoopback
 import ManashikiSync
 
 @Suite("error paths (built binary): manifest, key, lock, usage")
@@ -10,7 +11,7 @@ struct ErrorPathTests {
     @Test("a registry that is not running: the error names host:port and says nothing listens there")
     func registryNotRunning() async throws {
         let fixture = try Fixture()
-        let port = try NginxMirror.freePort() // nothing listens there
+        let port = try LoopbackPort.free() // nothing listens there
         try TestManifest.write(to: fixture.manifestURL, baseURL: URL(string: "http://127.0.0.1:\(port)")!, store: "models", models: ["alpha"])
         let result = try await fixture.run(["sync"])
         #expect(result.status == 1)

@@ -19,7 +19,8 @@ final class Fixture: @unchecked Sendable {
     static let legacyKey = "sk_live_Kq7LegacyKeyZ0123456789"
 
     let registry: DevelopmentRegistry
-    let directory: URL
+    private let scratch = ScratchDirectory("manashiki-cli")
+    var directory: URL { scratch.url }
     var store: URL { directory.appendingPathComponent("models") }
     var manifestURL: URL { directory.appendingPathComponent("manashiki.json") }
     var environment: [String: String] { ["MANASHIKI_API_KEY": Fixture.key] }
@@ -32,15 +33,10 @@ final class Fixture: @unchecked Sendable {
         catalog.add(model: RegistryModel(modelId: "secret", version: "1.0.0", artifact: .generated(size: 32 << 10, seed: 103),
                                          platforms: ["linux"], visibility: "private", organization: "demo"))
         registry = try DevelopmentRegistry.start(catalog: catalog)
-        directory = FileManager.default.temporaryDirectory.appendingPathComponent("manashiki-cli-\(UUID().uuidString.prefix(8))")
-        try FileManager.default.createDirectory(at: directory, withIntermediateDirectories: true)
         try writeManifest(models: models, extraModelEntries: extraModelEntries, policies: policies)
     }
 
-    deinit {
-        registry.stop()
-        try? FileManager.default.removeItem(at: directory)
-    }
+    deinit { registry.stop() }
 
     /// Writes `manashiki.json` for `models` (ids) plus raw JSON entries.
     func writeManifest(models: [String], extraModelEntries: [String] = [], policies: String? = nil, prune: String = TestManifest.defaultPrune) throws {

@@ -3,6 +3,7 @@ import Foundation
 import Testing
 import ManashikiRegistry
 import ManashikiTestSupport
+import ManashikiLoopback
 
 /// Proxies from the environment, through a real logging forward proxy (Debian's tinyproxy) in
 /// front of the development registry, with the built binary (docs/networking.md, "Proxies").
@@ -113,7 +114,7 @@ struct ProxyTests {
     @Test("a proxy that is down: exit 1, a retryable error naming the proxy and its variable, never its password", arguments: [false, true])
     func proxyDown(json: Bool) async throws {
         let fixture = try Fixture()
-        let port = try NginxMirror.freePort() // nothing listens there
+        let port = try LoopbackPort.free() // nothing listens there
         let environment = fixture.environment.merging(["HTTP_PROXY": "http://alice:\(Self.password)@127.0.0.1:\(port)"]) { $1 }
         let result = try await fixture.run(json ? ["sync", "--json"] : ["sync"], environment: environment)
         #expect(result.status == 1, "\(result.all)")
@@ -198,7 +199,7 @@ struct ProxyTests {
     func connectClosed() async throws {
         let fixture = try Fixture(models: ["alpha"])
         let proxy = try ScriptedOrigin { _ in [] } // reads the request, then closes
-        let closed = try NginxMirror.freePort()
+        let closed = try LoopbackPort.free()
         try TestManifest.write(to: fixture.manifestURL, baseURL: try #require(URL(string: "https://127.0.0.1:\(closed)")), store: "models", models: ["alpha"])
         let result = try await fixture.run(["sync", "--json"], environment: fixture.environment.merging(["HTTPS_PROXY": "http://127.0.0.1:\(proxy.port)"]) { $1 })
         let requests = proxy.requests
@@ -218,7 +219,7 @@ struct ProxyTests {
         try Self.requireTinyproxy()
         let fixture = try Fixture()
         let proxy = try await TinyProxy(extra: extra)
-        let closed = try NginxMirror.freePort()
+        let closed = try LoopbackPort.free()
         try TestManifest.write(to: fixture.manifestURL, baseURL: try #require(URL(string: "https://127.0.0.1:\(closed)")),
                                store: "models", models: ["alpha"])
         let result = try await fixture.run(["sync", "--json"], environment: fixture.environment.merging(["HTTPS_PROXY": "http://\(proxy.address)"]) { $1 })
@@ -268,7 +269,7 @@ struct ProxyTests {
     @Test("a proxy password with an unencoded @ or space: a terminal error saying to percent-encode it, sent nowhere, never retried or printed", arguments: ["@", " "])
     func unencodedPassword(_ character: String) async throws {
         let fixture = try Fixture()
-        let port = try NginxMirror.freePort()
+        let port = try LoopbackPort.free()
         let value = "http://alice:\(Self.password)\(character)x@127.0.0.1:\(port)"
         let result = try await fixture.run(["sync", "--json"], environment: fixture.environment.merging(["http_proxy": value]) { $1 })
         #expect(result.status == 1, "\(result.all)")
@@ -283,7 +284,7 @@ struct ProxyTests {
     @Test("a proxy password that starts with digits and holds an unencoded /, ? or #: a terminal error saying to percent-encode it, never the user name or digits taken for the proxy's host and port", arguments: ["/", "?", "#"])
     func passwordEndingAuthority(_ character: String) async throws {
         let fixture = try Fixture()
-        let port = try NginxMirror.freePort()
+        let port = try LoopbackPort.free()
         let value = "http://alice:2024\(character)Winter@127.0.0.1:\(port)"
         let result = try await fixture.run(["sync", "--json"], environment: fixture.environment.merging(["http_proxy": value]) { $1 })
         #expect(result.status == 1, "\(result.all)")
@@ -385,7 +386,7 @@ struct ProxyTests {
     @Test("a SOCKS5 proxy that is down: exit 1, a retryable error naming the SOCKS5 proxy and its variable, never the password", arguments: [false, true])
     func socksDown(json: Bool) async throws {
         let fixture = try Fixture()
-        let port = try NginxMirror.freePort() // nothing listens there
+        let port = try LoopbackPort.free() // nothing listens there
         let environment = fixture.environment.merging(["ALL_PROXY": "socks5h://alice:\(Self.encodedSocksPassword)@127.0.0.1:\(port)"]) { $1 }
         let result = try await fixture.run(json ? ["sync", "--json"] : ["sync"], environment: environment)
         #expect(result.status == 1, "\(result.all)")
@@ -435,7 +436,7 @@ struct ProxyTests {
             : ScriptedOrigin.response(401, reason: "Unauthorized", headers: [#"Proxy-Authenticate: Basic realm="corp""#], body: Data())
         let proxy = try ScriptedOrigin(answering: answer)
         if registryScheme == "https" {
-            let closed = try NginxMirror.freePort()
+            let closed = try LoopbackPort.free()
             try TestManifest.write(to: fixture.manifestURL, baseURL: try #require(URL(string: "https://127.0.0.1:\(closed)")),
                                    store: "models", models: ["alpha"])
         }

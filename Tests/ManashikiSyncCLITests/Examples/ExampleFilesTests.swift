@@ -17,19 +17,12 @@ struct ExampleFilesTests {
 
     static func read(_ path: String) throws -> String { try String(contentsOf: examples.appendingPathComponent(path), encoding: .utf8) }
 
-    /// A fresh scratch directory.
-    static func scratch() throws -> URL {
-        let dir = FileManager.default.temporaryDirectory.appendingPathComponent("manashiki-examples-\(UUID().uuidString.prefix(8))")
-        try FileManager.default.createDirectory(at: dir, withIntermediateDirectories: true)
-        return dir
-    }
-
     /// Runs the built agent with `arguments` plus `--help`: exit 0 and the command's help means
     /// the agent's own parser accepts every option (an unknown or misspelled one exits 2).
     static func agentAccepts(_ arguments: [String], sourceLocation: SourceLocation = #_sourceLocation) async throws -> Bool {
         guard let command = arguments.first else { return false }
-        let dir = try scratch()
-        defer { try? FileManager.default.removeItem(at: dir) }
+        let scratch = ScratchDirectory("manashiki-examples")
+        let dir = scratch.url
         let result = try await CLIProcess.run(arguments + ["--help"], in: dir)
         return result.status == 0 && result.stdout.hasPrefix("manashiki-sync \(command) —")
     }
@@ -59,8 +52,8 @@ struct ExampleFilesTests {
 
     @Test("the systemd service and timer pass systemd-analyze verify; broken copies do not")
     func systemd() async throws {
-        let dir = try Self.scratch()
-        defer { try? FileManager.default.removeItem(at: dir) }
+        let scratch = ScratchDirectory("manashiki-examples")
+        let dir = scratch.url
         let good = try await Self.verifyUnits(try Self.systemdUnits(in: dir))
         #expect(good.succeeded, "systemd-analyze: \(good.output)")
 
@@ -106,8 +99,8 @@ struct ExampleFilesTests {
         let good = try await Self.validateKubernetes([url])
         #expect(good.succeeded, "kubernetes-validate: \(good.output)")
 
-        let dir = try Self.scratch()
-        defer { try? FileManager.default.removeItem(at: dir) }
+        let scratch = ScratchDirectory("manashiki-examples")
+        let dir = scratch.url
         let text = try String(contentsOf: url, encoding: .utf8)
         for (what, broken) in [("a misspelled field", text.replacingOccurrences(of: "volumeMounts:", with: "volumeMount:")),
                                ("a wrong type", text.replacingOccurrences(of: "runAsUser: 10001", with: "runAsUser: \"ten\""))] {
@@ -204,8 +197,8 @@ struct ExampleFilesTests {
         #expect(argv.first == Self.installPath)
         #expect(try await Self.agentAccepts(Array(argv.dropFirst())))
 
-        let dir = try Self.scratch()
-        defer { try? FileManager.default.removeItem(at: dir) }
+        let scratch = ScratchDirectory("manashiki-examples")
+        let dir = scratch.url
         let text = try String(contentsOf: url, encoding: .utf8)
         for broken in [text.replacingOccurrences(of: "</dict>", with: ""), text.replacingOccurrences(of: "<integer>21600</integer>", with: "<integer>6h</integer>")] {
             let copy = dir.appendingPathComponent("broken.plist")
@@ -233,8 +226,8 @@ struct ExampleFilesTests {
         let url = Self.examples.appendingPathComponent("manifests/\(name)")
         let schema = try await Self.checkSchema([url])
         #expect(schema.succeeded, "check-jsonschema: \(schema.output)")
-        let dir = try Self.scratch()
-        defer { try? FileManager.default.removeItem(at: dir) }
+        let scratch = ScratchDirectory("manashiki-examples")
+        let dir = scratch.url
         // The agent reads it offline (`status` needs no key); --store keeps it out of /var/lib.
         let agent = try await CLIProcess.run(["status", "--manifest", url.path, "--store", dir.appendingPathComponent("store").path, "--json"], in: dir)
         #expect(agent.status == 0, "\(agent.all)")

@@ -1,4 +1,5 @@
 import Foundation
+import ManashikiTestSupport
 import Testing
 @testable import ManashikiSyncCLI
 import ManashikiSync
@@ -27,8 +28,8 @@ struct RemedyWordingTests {
     func boundByTheTool() async {
         let out = BufferOutput(), err = BufferOutput()
         let console = Console(out: out, err: err)
-        let directory = FileManager.default.temporaryDirectory.appendingPathComponent("remedy-\(UUID().uuidString)")
-        defer { try? FileManager.default.removeItem(at: directory) }
+        let scratch = ScratchDirectory("remedy")
+        let directory = scratch.file("absent") // an export directory that does not exist
         let lock = directory.appendingPathComponent("absent.lock.json").path
         _ = await CommandLineTool(console: console, handlesSignals: false).run(["export", directory.path, "--select", "lock", "--lock-file", lock, "--store", directory.path])
         #expect(err.text.contains("`manashiki-sync lock`"), "\(err.text)")

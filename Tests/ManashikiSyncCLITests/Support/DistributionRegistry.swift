@@ -28,7 +28,8 @@ final class DistributionRegistry: @unchecked Sendable {
     }
 
     let daemon: LoopbackDaemon
-    let directory: URL
+    private let scratch = ScratchDirectory("distribution")
+    var directory: URL { scratch.url }
     let tls: Bool
     let ca: TestCertificateAuthority?
     var port: Int { daemon.port }
@@ -48,8 +49,8 @@ final class DistributionRegistry: @unchecked Sendable {
     func reference(_ repository: String, tag: String = "v1") -> String { "\(tls ? "oci" : "oci+http")://\(host)/\(repository):\(tag)" }
 
     init(auth: Auth, tls: Bool = true) async throws {
-        directory = FileManager.default.temporaryDirectory.appendingPathComponent("distribution-\(UUID().uuidString.prefix(8))")
-        try FileManager.default.createDirectory(at: directory.appendingPathComponent("data"), withIntermediateDirectories: true)
+        let directory = scratch.url
+        _ = try scratch.directory("data")
         self.tls = tls
         var tlsBlock = ""
         if tls {
@@ -108,7 +109,7 @@ final class DistributionRegistry: @unchecked Sendable {
     func stop() async {
         _ = await daemon.stop()
         ca?.remove()
-        try? FileManager.default.removeItem(at: directory)
+        scratch.remove()
     }
 
     /// Access-log lines (`"GET /v2/… HTTP/1.1" 200 …`) for requests whose line contains `text`.

@@ -1,6 +1,7 @@
 #if os(Linux) || os(macOS) // child processes (ManashikiProcess) exist on Linux and macOS only
 import Foundation
 import ManashikiTestSupport
+import ManashikiLoopback
 #if canImport(Glibc)
 import Glibc
 #elseif canImport(Darwin)
@@ -37,9 +38,9 @@ final class LoopbackDaemon: @unchecked Sendable {
         }
         var output = ""
         for _ in 0..<attempts {
-            let port = try NginxMirror.freePort()
+            let port = try LoopbackPort.free()
             let child = try launch(executable, port)
-            let ready = await child.wait(timeout: 20) { !child.isRunning || NginxMirror.accepts(port: port) }
+            let ready = await child.wait(timeout: 20) { !child.isRunning || LoopbackPort.accepts(port) }
             if ready && child.isRunning {
                 self.port = port
                 self.child = child

@@ -10,7 +10,8 @@ final class TinyProxy: Sendable {
     static var executable: URL? { ExternalTool.find("tinyproxy").map(URL.init(fileURLWithPath:)) }
     static var isInstalled: Bool { executable != nil }
 
-    let workdir: URL
+    private let scratch = ScratchDirectory("tinyproxy")
+    var workdir: URL { scratch.url }
     private let daemon: LoopbackDaemon
     var port: Int { daemon.port }
 
@@ -28,9 +29,7 @@ final class TinyProxy: Sendable {
     /// Starts tinyproxy. `extra` holds more configuration lines (`BasicAuth user password`,
     /// `ConnectPort 443`).
     init(extra: [String] = []) async throws {
-        workdir = FileManager.default.temporaryDirectory.appendingPathComponent("tinyproxy-\(UUID().uuidString.prefix(8))")
-        try FileManager.default.createDirectory(at: workdir, withIntermediateDirectories: true)
-        let workdir = self.workdir
+        let workdir = scratch.url
         daemon = try await LoopbackDaemon("tinyproxy", executable: Self.executable) { executable, port in
             let config = ([
                 "Port \(port)",
@@ -54,7 +53,7 @@ final class TinyProxy: Sendable {
     func stop() async -> [String] {
         _ = await daemon.stop()
         let relayed = requests
-        try? FileManager.default.removeItem(at: workdir)
+        scratch.remove()
         return relayed
     }
 }

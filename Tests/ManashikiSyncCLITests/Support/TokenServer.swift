@@ -14,7 +14,8 @@ import Testing
 final class TokenServer: @unchecked Sendable {
     let service = "manashiki-test-registry"
     let issuer = "manashiki-test-token-issuer"
-    let directory: URL
+    private let scratch = ScratchDirectory("token-server")
+    var directory: URL { scratch.url }
     /// The signing key's certificate (the registry's rootcertbundle).
     var certificate: URL { directory.appendingPathComponent("token.pem") }
     private var origin: ScriptedOrigin!
@@ -25,8 +26,7 @@ final class TokenServer: @unchecked Sendable {
     var requests: [ScriptedRequest] { origin.requests }
 
     init(users: [String: String]) async throws {
-        directory = FileManager.default.temporaryDirectory.appendingPathComponent("token-server-\(UUID().uuidString.prefix(8))")
-        try FileManager.default.createDirectory(at: directory, withIntermediateDirectories: true)
+        let directory = scratch.url
         for args in [["req", "-x509", "-newkey", "rsa:2048", "-nodes", "-keyout", "token.key", "-out", "token.pem", "-days", "2", "-subj", "/CN=manashiki test token signer"],
                      ["pkey", "-in", "token.key", "-pubout", "-outform", "DER", "-out", "token.pub.der"]] {
             let r = try await ExternalTool.run("openssl", args, in: directory)
@@ -68,7 +68,7 @@ final class TokenServer: @unchecked Sendable {
 
     func stop() {
         origin.stop()
-        try? FileManager.default.removeItem(at: directory)
+        scratch.remove()
     }
 
     /// `header.claims.signature`, base64url, RS256 by `openssl dgst -sha256 -sign`.

@@ -1,22 +1,23 @@
 #if os(Linux) || os(macOS) // child processes (ManashikiProcess) exist on Linux and macOS only
 import Foundation
+import ManashikiTestSupport
 import Testing
 
 /// A certificate authority made with the `openssl` CLI in a scratch directory, and server
 /// certificates it signs (EC P-256 keys, valid for two days), as a company's private CA or a
 /// TLS-inspecting proxy would issue them.
 struct TestCertificateAuthority {
+    /// Where every key and certificate is (removed at `remove()` or with the last copy).
+    let scratch: ScratchDirectory
     /// The scratch directory holding every key and certificate.
-    let directory: URL
+    var directory: URL { scratch.url }
     /// The CA's certificate (PEM): what a client must trust.
     var certificate: URL { directory.appendingPathComponent("ca.pem") }
 
     /// A new CA named `name`. Records an issue when openssl is missing (never a skip).
     static func make(name: String = "Manashiki Test CA") async throws -> TestCertificateAuthority {
         try #require(ExternalTool.find("openssl") != nil, "openssl is not installed (apt-get install openssl; .ci/run installs it)")
-        let directory = FileManager.default.temporaryDirectory.appendingPathComponent("manashiki-ca-\(UUID().uuidString.prefix(8))")
-        try FileManager.default.createDirectory(at: directory, withIntermediateDirectories: true)
-        let ca = TestCertificateAuthority(directory: directory)
+        let ca = TestCertificateAuthority(scratch: ScratchDirectory("manashiki-ca"))
         try await ca.openssl(["req", "-x509", "-newkey", "ec", "-pkeyopt", "ec_paramgen_curve:P-256", "-nodes",
                               "-keyout", "ca.key", "-out", "ca.pem", "-days", "2", "-subj", "/CN=\(name)",
                               "-addext", "basicConstraints=critical,CA:TRUE", "-addext", "keyUsage=critical,keyCertSign,cRLSign"])
@@ -48,7 +49,7 @@ struct TestCertificateAuthority {
         return dir
     }
 
-    func remove() { try? FileManager.default.removeItem(at: directory) }
+    func remove() { scratch.remove() }
 
     private func openssl(_ arguments: [String]) async throws {
         let result = try await ExternalTool.run("openssl", arguments, in: directory)

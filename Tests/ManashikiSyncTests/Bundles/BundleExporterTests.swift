@@ -1,4 +1,5 @@
 import Foundation
+import ManashikiTestSupport
 import ManashikiCore
 import Manashiki
 import Testing
@@ -28,15 +29,11 @@ struct BundleExporterTests {
         return store
     }
 
-    static func bundleDirectory() -> BundleLayout {
-        BundleLayout(directory: FileManager.default.temporaryDirectory.appendingPathComponent("bundle-\(UUID().uuidString.prefix(8))"))
-    }
-
     @Test("exports every recorded model as blobs/sha256/<hex> with an index; a second run copies nothing")
     func exportAndRerun() throws {
         let store = try Self.store(["alpha": "alpha bytes", "beta": "beta bytes, longer"])
-        let bundle = Self.bundleDirectory()
-        defer { try? FileManager.default.removeItem(at: bundle.directory) }
+        let scratch = ScratchDirectory("bundle")
+        let bundle = BundleLayout(directory: scratch.file("bundle")) // not created yet
 
         let first = try BundleExporter.export(store: store.layout, to: bundle, selection: .store)
         #expect(first.copied.map(\.modelId) == ["alpha", "beta"])
@@ -62,8 +59,8 @@ struct BundleExporterTests {
     func damagedFileNotExported() throws {
         let store = try Self.store(["alpha": "alpha bytes", "beta": "beta bytes"])
         store.write("beta", "BETA bytes") // same size, other content
-        let bundle = Self.bundleDirectory()
-        defer { try? FileManager.default.removeItem(at: bundle.directory) }
+        let scratch = ScratchDirectory("bundle")
+        let bundle = BundleLayout(directory: scratch.file("bundle")) // not created yet
 
         let report = try BundleExporter.export(store: store.layout, to: bundle, selection: .store)
         #expect(report.copied.map(\.modelId) == ["alpha"])
@@ -77,8 +74,8 @@ struct BundleExporterTests {
     @Test("a bundle whose index is of a newer format is refused and left untouched")
     func newerIndexUntouched() throws {
         let store = try Self.store(["alpha": "alpha bytes"])
-        let bundle = Self.bundleDirectory()
-        defer { try? FileManager.default.removeItem(at: bundle.directory) }
+        let scratch = ScratchDirectory("bundle")
+        let bundle = BundleLayout(directory: scratch.file("bundle")) // not created yet
         try FileManager.default.createDirectory(at: bundle.directory, withIntermediateDirectories: true)
         let future = Data(#"{"formatVersion": 9, "models": []}"#.utf8)
         try future.write(to: bundle.indexFile)
@@ -90,8 +87,8 @@ struct BundleExporterTests {
     func lockSelection() throws {
         let store = try Self.store(["alpha": "alpha bytes", "beta": "beta bytes"])
         let state = try #require(store.readState())
-        let bundle = Self.bundleDirectory()
-        defer { try? FileManager.default.removeItem(at: bundle.directory) }
+        let scratch = ScratchDirectory("bundle")
+        let bundle = BundleLayout(directory: scratch.file("bundle")) // not created yet
         let alpha = try #require(state.models["alpha"])
         let locked = [
             PinnedArtifact(modelId: "alpha", version: "1.0.0", size: alpha.size, sha256: alpha.sha256),
@@ -107,8 +104,8 @@ struct BundleExporterTests {
     @Test("a blob already in the bundle with the right size but other bytes is found by its SHA-256, replaced by a verified copy and reported")
     func sameSizeCorruptBlobReplaced() throws {
         let store = try Self.store(["alpha": "alpha bytes", "beta": "beta bytes, longer"])
-        let bundle = Self.bundleDirectory()
-        defer { try? FileManager.default.removeItem(at: bundle.directory) }
+        let scratch = ScratchDirectory("bundle")
+        let bundle = BundleLayout(directory: scratch.file("bundle")) // not created yet
         let first = try BundleExporter.export(store: store.layout, to: bundle, selection: .store)
         let beta = try #require(first.copied.first { $0.modelId == "beta" })
         try Data("BETA BYTES, LONGER".utf8).write(to: bundle.blob(beta.sha256)) // same size, other content
@@ -127,8 +124,8 @@ struct BundleExporterTests {
     @Test("a damaged blob the store cannot replace (its file is damaged too) is removed and left out of the index")
     func damagedBlobWithoutGoodCopyRemoved() throws {
         let store = try Self.store(["alpha": "alpha bytes", "beta": "beta bytes"])
-        let bundle = Self.bundleDirectory()
-        defer { try? FileManager.default.removeItem(at: bundle.directory) }
+        let scratch = ScratchDirectory("bundle")
+        let bundle = BundleLayout(directory: scratch.file("bundle")) // not created yet
         let first = try BundleExporter.export(store: store.layout, to: bundle, selection: .store)
         let beta = try #require(first.copied.first { $0.modelId == "beta" })
         try Data("beta".utf8).write(to: bundle.blob(beta.sha256)) // truncated
@@ -146,8 +143,8 @@ struct BundleExporterTests {
     @Test("temporary files an interrupted export left are removed by the next one; one a live process holds is left alone")
     func interruptedExportLeftoversRemoved() throws {
         let store = try Self.store(["alpha": "alpha bytes"])
-        let bundle = Self.bundleDirectory()
-        defer { try? FileManager.default.removeItem(at: bundle.directory) }
+        let scratch = ScratchDirectory("bundle")
+        let bundle = BundleLayout(directory: scratch.file("bundle")) // not created yet
         try FileManager.default.createDirectory(at: bundle.blobDirectory, withIntermediateDirectories: true)
         let sha = SHA256Hasher.hash(Data("alpha bytes".utf8)).hex
         let stale = ".\(sha).0123456789abcdef.tmp", held = ".\(sha).fedcba9876543210.tmp"
@@ -168,8 +165,8 @@ struct BundleExporterTests {
     @Test("a second export into a bundle another export is writing fails with BundleBusy after its lock timeout, changing nothing")
     func concurrentExportRefused() throws {
         let store = try Self.store(["alpha": "alpha bytes"])
-        let bundle = Self.bundleDirectory()
-        defer { try? FileManager.default.removeItem(at: bundle.directory) }
+        let scratch = ScratchDirectory("bundle")
+        let bundle = BundleLayout(directory: scratch.file("bundle")) // not created yet
         try FileManager.default.createDirectory(at: bundle.directory, withIntermediateDirectories: true)
         let holder = open(bundle.directory.path, O_RDONLY | O_DIRECTORY)
         #expect(flock(holder, LOCK_EX) == 0)
@@ -183,8 +180,8 @@ struct BundleExporterTests {
     @Test("a bundle path that is a regular file is refused as not a directory (it said \"Input/output error\"), the file untouched")
     func bundlePathIsAFile() throws {
         let store = try Self.store(["alpha": "alpha bytes"])
-        let bundle = Self.bundleDirectory()
-        defer { try? FileManager.default.removeItem(at: bundle.directory) }
+        let scratch = ScratchDirectory("bundle")
+        let bundle = BundleLayout(directory: scratch.file("bundle")) // not created yet
         try Data("notes".utf8).write(to: bundle.directory)
         let error = try #require(throws: ArtifactFileError.self) { try BundleExporter.export(store: store.layout, to: bundle, selection: .store) }
         #expect(error.message == "exists and is not a directory", "\(error)")
@@ -195,8 +192,8 @@ struct BundleExporterTests {
     @Test("a directory whose index.json is not a bundle index is refused and left untouched, saying to move it away or choose an empty directory")
     func foreignIndexUntouched() throws {
         let store = try Self.store(["alpha": "alpha bytes"])
-        let bundle = Self.bundleDirectory()
-        defer { try? FileManager.default.removeItem(at: bundle.directory) }
+        let scratch = ScratchDirectory("bundle")
+        let bundle = BundleLayout(directory: scratch.file("bundle")) // not created yet
         try FileManager.default.createDirectory(at: bundle.directory, withIntermediateDirectories: true)
         let foreign = Data(#"{"name": "my-web-app", "files": []}"#.utf8)
         try foreign.write(to: bundle.indexFile)

@@ -1,5 +1,6 @@
 import Testing
 import Foundation
+import ManashikiTestSupport
 import Manashiki
 @testable import ManashikiSync
 
@@ -7,12 +8,6 @@ import Manashiki
 @Suite("Manifest: registry.caBundle")
 struct ManifestTLSTests {
     static let pem = "-----BEGIN CERTIFICATE-----\nAQID\n-----END CERTIFICATE-----\n"
-
-    static func scratch() throws -> URL {
-        let dir = FileManager.default.temporaryDirectory.appendingPathComponent("manifest-tls-\(UUID().uuidString.prefix(8))")
-        try FileManager.default.createDirectory(at: dir, withIntermediateDirectories: true)
-        return dir
-    }
 
     static func manifest(caBundle: String) -> String {
         #"{"schemaVersion": 1, "registry": {"caBundle": \#(caBundle)}, "models": []}"#
@@ -30,8 +25,8 @@ struct ManifestTLSTests {
 
     @Test("a relative caBundle resolves against the manifest's directory; the trust holds its certificates; none means the system's alone")
     func resolves() throws {
-        let dir = try Self.scratch()
-        defer { try? FileManager.default.removeItem(at: dir) }
+        let scratch = ScratchDirectory("manifest-tls")
+        let dir = scratch.url
         try FileManager.default.createDirectory(at: dir.appendingPathComponent("certs"), withIntermediateDirectories: true)
         try Data(Self.pem.utf8).write(to: dir.appendingPathComponent("certs/corp.pem"))
         let file = dir.appendingPathComponent("manashiki.json")
@@ -48,8 +43,8 @@ struct ManifestTLSTests {
     @Test("loading a manifest whose caBundle is missing or holds no certificate is a manifest error at registry.caBundle with the fix",
           arguments: [(nil, "does not exist"), ("hello\n", "holds no PEM certificate (no \"-----BEGIN CERTIFICATE-----\" block)")] as [(String?, String)])
     func refusedAtLoad(_ contents: String?, _ problem: String) throws {
-        let dir = try Self.scratch()
-        defer { try? FileManager.default.removeItem(at: dir) }
+        let scratch = ScratchDirectory("manifest-tls")
+        let dir = scratch.url
         if let contents { try Data(contents.utf8).write(to: dir.appendingPathComponent("ca.pem")) }
         let file = dir.appendingPathComponent("manashiki.json")
         try Data(Self.manifest(caBundle: #""ca.pem""#).utf8).write(to: file)

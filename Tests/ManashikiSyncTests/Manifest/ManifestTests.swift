@@ -1,5 +1,6 @@
 import Testing
 import Foundation
+import ManashikiTestSupport
 import Manashiki
 @testable import ManashikiSync
 
@@ -58,9 +59,8 @@ struct ManifestTests {
 
     @Test("a relative store directory resolves against the manifest's directory")
     func relativeStore() throws {
-        let dir = FileManager.default.temporaryDirectory.appendingPathComponent("mf-\(UUID().uuidString)")
-        try FileManager.default.createDirectory(at: dir, withIntermediateDirectories: true)
-        defer { try? FileManager.default.removeItem(at: dir) }
+        let scratch = ScratchDirectory("mf")
+        let dir = scratch.url
         let file = dir.appendingPathComponent("models.json")
         try Data(#"{"schemaVersion": 1, "store": {"directory": "../store/models"}, "models": []}"#.utf8).write(to: file)
         let m = try Manifest.load(contentsOf: file)

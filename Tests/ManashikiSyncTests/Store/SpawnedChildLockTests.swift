@@ -1,5 +1,6 @@
 #if os(Linux) || os(macOS) // child processes (ManashikiProcess) exist on Linux and macOS only
 import Foundation
+import ManashikiTestSupport
 import ManashikiCore
 import Manashiki
 import ManashikiProcess
@@ -45,8 +46,8 @@ struct SpawnedChildLockTests {
     @Test("back-to-back exports succeed while other threads spawn processes (a child holds copies of descriptors until exec)")
     func backToBackWhileSpawning() throws {
         let store = try BundleExporterTests.store(["alpha": "alpha bytes"])
-        let bundle = BundleExporterTests.bundleDirectory()
-        defer { try? FileManager.default.removeItem(at: bundle.directory) }
+        let scratch = ScratchDirectory("bundle")
+        let bundle = BundleLayout(directory: scratch.file("bundle")) // not created yet
         let spawners = [Spawner(), Spawner()]
         defer { spawners.forEach { $0.end() } }
         var busy = 0

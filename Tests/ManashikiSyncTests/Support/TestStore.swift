@@ -1,21 +1,15 @@
 import Foundation
+import ManashikiTestSupport
 import Manashiki
 @testable import ManashikiSync
 import ManashikiCore
 
-/// A temporary store directory, removed when the value is deinitialised.
+/// A store in a `ScratchDirectory` of its own (removed with the value), with readers for what
+/// the agent keeps there.
 final class TestStore: Sendable {
-    let url: URL
+    private let scratch = ScratchDirectory("manashiki-sync-tests")
+    var url: URL { scratch.url }
     var layout: StoreLayout { StoreLayout(directory: url) }
-
-    init() {
-        url = FileManager.default.temporaryDirectory
-            .appendingPathComponent("manashiki-sync-tests-\(UUID().uuidString)", isDirectory: true)
-            .standardizedFileURL
-        try! FileManager.default.createDirectory(at: url, withIntermediateDirectories: true)
-    }
-
-    deinit { try? FileManager.default.removeItem(at: url) }
 
     func file(_ id: String) -> URL { layout.modelFile(id) }
 

@@ -75,8 +75,7 @@ struct ErrorMappingTests {
     @Test("a server message echoing the key or the session token is redacted")
     func redactsEchoedSecrets() async throws {
         let token = "mks_supersecret_session_token"
-        let dir = TempDir()
-        defer { dir.cleanup() }
+        let dir = ScratchDirectory()
         let (client, _) = try makeClient(storage: dir.url) { request in
             let key = request.headers["X-API-Key"] ?? ""
             return .error(400, code: "bad_request", message: "bad key \(key) or token \(token)")

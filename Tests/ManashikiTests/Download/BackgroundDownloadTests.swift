@@ -9,7 +9,7 @@ import ManashikiCore
 /// every download. Here "the system" is a file written by the test.
 @Suite("Background transfers: a file handed over by the system")
 struct BackgroundDownloadTests {
-    let dir = TempDir()
+    let dir = ScratchDirectory()
 
     /// What the system would have downloaded, at a location of its own.
     func handOver(_ data: Data) throws -> URL {

@@ -1,4 +1,5 @@
 import Foundation
+import ManashikiTestSupport
 import Testing
 import Manashiki
 import ManashikiCore
@@ -117,8 +118,7 @@ struct BandwidthLimiterTests {
         catalog.add(model: RegistryModel(modelId: "right", version: "1.0.0", artifact: .generated(size: size, seed: 2), platforms: ["linux"]))
         let registry = try DevelopmentRegistry.start(catalog: catalog)
         defer { registry.stop() }
-        let storage = TempDir()
-        defer { storage.cleanup() }
+        let storage = ScratchDirectory()
         let client = try ManashikiClient(apiKey: key, baseURL: registry.apiBaseURL, storageDirectory: storage.url)
 
         // A frozen clock whose sleeps return at once: every grant adds to one debt, so the

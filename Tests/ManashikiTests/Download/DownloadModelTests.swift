@@ -68,7 +68,7 @@ final class ScriptedStorage: @unchecked Sendable {
 
 @Suite("downloadModel over a mock transport")
 struct DownloadModelTests {
-    let dir = TempDir()
+    let dir = ScratchDirectory()
 
     func client(_ s: ScriptedStorage) throws -> (ManashikiClient, MockTransport) {
         try makeClient(storage: dir.url, s.handler)
@@ -93,7 +93,6 @@ struct DownloadModelTests {
 
     @Test("a download streams, reports progress, verifies and installs <id>.bin")
     func success() async throws {
-        defer { dir.cleanup() }
         let s = ScriptedStorage()
         let (client, mock) = try client(s)
         let reports = Locked<[(Int64, Int64?)]>([])
@@ -122,7 +121,6 @@ struct DownloadModelTests {
         [4 << 20],
     ])
     func chunkSizes(pattern: [Int]) async throws {
-        defer { dir.cleanup() }
         let s = ScriptedStorage()
         s.storage = { _, _, data in
             var chunks: [Data] = [], offset = 0, i = 0
@@ -143,7 +141,6 @@ struct DownloadModelTests {
 
     @Test("without a session no Authorization header is sent")
     func noSessionNoBearer() async throws {
-        defer { dir.cleanup() }
         let s = ScriptedStorage(size: 10)
         let (client, mock) = try client(s)
         _ = try await client.downloadModel("tiny")
@@ -152,7 +149,6 @@ struct DownloadModelTests {
 
     @Test("a digest mismatch throws integrityMismatch and keeps the previous file")
     func mismatch() async throws {
-        defer { dir.cleanup() }
         let previous = try installPrevious()
         let s = ScriptedStorage()
         s.ticketSHA = String(repeating: "0", count: 64)
@@ -165,7 +161,6 @@ struct DownloadModelTests {
 
     @Test("a corrupted byte is caught by the digest")
     func corruptedByte() async throws {
-        defer { dir.cleanup() }
         let previous = try installPrevious()
         let s = ScriptedStorage()
         s.storage = { _, _, data in
@@ -180,7 +175,6 @@ struct DownloadModelTests {
 
     @Test("a body longer than the declared size stops at the first excess byte")
     func tooLong() async throws {
-        defer { dir.cleanup() }
         let previous = try installPrevious()
         let s = ScriptedStorage(size: 1000)
         s.storage = { _, _, data in
@@ -194,7 +188,6 @@ struct DownloadModelTests {
 
     @Test("a Content-Length larger than the registry's size is refused before reading")
     func contentLengthDisagrees() async throws {
-        defer { dir.cleanup() }
         let s = ScriptedStorage(size: 1000)
         s.storage = { _, _, data in MockResponse(status: 200, headers: ["Content-Length": "5000"], chunks: [data]) }
         let (client, _) = try client(s)
@@ -204,7 +197,6 @@ struct DownloadModelTests {
 
     @Test("a transfer cut short resumes with Range from the bytes already on disk")
     func resumeAfterCut() async throws {
-        defer { dir.cleanup() }
         let s = ScriptedStorage()
         s.storage = { n, request, data in
             if n == 0 {
@@ -222,7 +214,6 @@ struct DownloadModelTests {
 
     @Test("a 416 to a resumed range (the host's object disagrees with the bytes kept) starts over from byte 0 and verifies")
     func rangeNotSatisfiableRestarts() async throws {
-        defer { dir.cleanup() }
         let s = ScriptedStorage()
         s.storage = { n, request, data in
             switch n {
@@ -247,7 +238,6 @@ struct DownloadModelTests {
 
     @Test("an expired signed URL (403, 410) is refreshed and the transfer continues from where it stopped", arguments: [403, 410])
     func expiredURL(status: Int) async throws {
-        defer { dir.cleanup() }
         let s = ScriptedStorage()
         s.storage = { n, request, data in
             switch n {
@@ -265,7 +255,6 @@ struct DownloadModelTests {
 
     @Test("a server that ignores Range (200 to a ranged request) is restarted from byte 0")
     func ignoresRange() async throws {
-        defer { dir.cleanup() }
         let s = ScriptedStorage()
         s.storage = { n, _, data in
             n == 0 ? MockResponse(status: 200, headers: ["Content-Length": String(data.count)], chunks: [Data(data.prefix(1_000_000))], failAfterBody: .transport("reset"))
@@ -280,7 +269,6 @@ struct DownloadModelTests {
 
     @Test("a persistently short body fails after bounded resumes and keeps the previous file")
     func persistentlyShort() async throws {
-        defer { dir.cleanup() }
         let previous = try installPrevious()
         let s = ScriptedStorage(size: 1000)
         s.storage = { _, _, data in MockResponse(status: 200, chunks: [Data(data.prefix(10))]) }
@@ -297,7 +285,6 @@ struct DownloadModelTests {
         "https://user:pass@cdn.example.test/blob", "/relative/blob", "javascript:alert(1)",
     ])
     func refusedURLs(url: String) async throws {
-        defer { dir.cleanup() }
         let s = ScriptedStorage(size: 10)
         s.downloadURL = url
         let (client, mock) = try client(s)
@@ -313,7 +300,6 @@ struct DownloadModelTests {
 
     @Test("a redirect to a refused URL is not followed; one to https is followed without credentials")
     func redirects() async throws {
-        defer { dir.cleanup() }
         let s = ScriptedStorage(size: 100)
         s.storage = { n, request, data in
             n == 0 ? MockResponse(status: 302, headers: ["Location": "https://mirror.example.test/blob2"]) : ScriptedStorage.serve(request, data)
@@ -334,7 +320,6 @@ struct DownloadModelTests {
 
     @Test("a private model without a session fails with sessionRequired")
     func sessionRequired() async throws {
-        defer { dir.cleanup() }
         let (client, _) = try makeClient(storage: dir.url) { _ in .error(401, code: "session_required") }
         await #expect(throws: APIError.sessionRequired) { _ = try await client.downloadModel("private-lora") }
         await #expect(throws: APIError.invalidSession) { _ = try await client.downloadModel("private-lora", session: "bad token\r\nX: y") }
@@ -342,7 +327,6 @@ struct DownloadModelTests {
 
     @Test("a re-download replaces the older version")
     func replaces() async throws {
-        defer { dir.cleanup() }
         _ = try installPrevious("version one")
         let s = ScriptedStorage(size: 5000)
         let (client, _) = try client(s)
@@ -352,7 +336,6 @@ struct DownloadModelTests {
 
     @Test("without Content-Length progress reports a nil total")
     func noContentLength() async throws {
-        defer { dir.cleanup() }
         let s = ScriptedStorage(size: 2 << 20)
         s.storage = { _, _, data in MockResponse(status: 200, chunks: [data]) }
         let (client, _) = try client(s)
@@ -363,7 +346,6 @@ struct DownloadModelTests {
 
     @Test("without a registry digest the download is installed unverified")
     func noDigest() async throws {
-        defer { dir.cleanup() }
         let s = ScriptedStorage(size: 100)
         s.ticketSHA = nil
         let (client, _) = try client(s)
@@ -373,7 +355,6 @@ struct DownloadModelTests {
 
     @Test("an expectation that disagrees with the ticket fails before any byte moves")
     func expectationMismatch() async throws {
-        defer { dir.cleanup() }
         let s = ScriptedStorage(size: 100)
         let (client, mock) = try client(s)
         await #expect(throws: APIError.self) {
@@ -384,9 +365,7 @@ struct DownloadModelTests {
 
     @Test("a symlink at <id>.bin is replaced, never written through")
     func symlinkTarget() async throws {
-        defer { dir.cleanup() }
-        let outside = TempDir()
-        defer { outside.cleanup() }
+        let outside = ScratchDirectory()
         let victim = outside.file("victim")
         try Data("do not touch".utf8).write(to: victim)
         try FileManager.default.createSymbolicLink(at: dir.file("tiny.bin"), withDestinationURL: victim)
@@ -401,9 +380,7 @@ struct DownloadModelTests {
 
     @Test("a storage directory that is a symlink is refused")
     func symlinkStorage() async throws {
-        defer { dir.cleanup() }
-        let real = TempDir()
-        defer { real.cleanup() }
+        let real = ScratchDirectory()
         let link = dir.file("link")
         try FileManager.default.createSymbolicLink(at: link, withDestinationURL: real.url)
         let s = ScriptedStorage(size: 100)
@@ -415,7 +392,6 @@ struct DownloadModelTests {
 
     @Test("partial files nobody holds are removed when the store is opened; a held one stays")
     func abandonedPartials() async throws {
-        defer { dir.cleanup() }
         let partial = dir.url.appendingPathComponent(".manashiki/partial")
         try FileManager.default.createDirectory(at: partial, withIntermediateDirectories: true)
         try Data("killed mid-download".utf8).write(to: partial.appendingPathComponent("tiny.0123456789abcdef.partial"))
@@ -432,7 +408,6 @@ struct DownloadModelTests {
 
     @Test("the session token is not carried on an API redirect to another path")
     func bearerNotRedirected() async throws {
-        defer { dir.cleanup() }
         let s = ScriptedStorage(size: 100)
         let (client, mock) = try makeClient(storage: dir.url) { request in
             if request.url.path == "/api/download/tiny" { return MockResponse(status: 307, headers: ["Location": "/elsewhere/tiny"]) }
@@ -445,7 +420,6 @@ struct DownloadModelTests {
 
     @Test("cancellation before the transfer ends removes the temporary file and keeps the previous one")
     func cancellation() async throws {
-        defer { dir.cleanup() }
         let previous = try installPrevious()
         let s = ScriptedStorage(size: 100)
         s.storage = { _, _, _ in MockResponse(status: 200) }

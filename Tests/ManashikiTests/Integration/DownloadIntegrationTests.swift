@@ -1,4 +1,5 @@
 import Foundation
+import ManashikiTestSupport
 import Testing
 @testable import Manashiki
 import ManashikiRegistry
@@ -215,8 +216,7 @@ struct DownloadIntegrationTests {
         }
         let registry = try DevelopmentRegistry.start(catalog: catalog)
         defer { registry.stop() }
-        let storage = TempDir()
-        defer { storage.cleanup() }
+        let storage = ScratchDirectory()
         let client = try ManashikiClient(apiKey: RegistryFixture.publicKey, baseURL: registry.apiBaseURL, storageDirectory: storage.url)
         let failures = await withTaskGroup(of: String?.self) { group in
             var next = 0, failed: [String] = []

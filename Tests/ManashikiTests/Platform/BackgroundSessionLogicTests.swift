@@ -67,8 +67,7 @@ struct BackgroundSessionLogicTests {
 
     @Test("the background session answers server-trust challenges with the foreground transport's CAs, or the ones given")
     func trust() throws {
-        let dir = TempDir()
-        defer { dir.cleanup() }
+        let dir = ScratchDirectory()
         let pem = dir.file("corp-ca.pem")
         try Data("-----BEGIN CERTIFICATE-----\nMIIBszCCAVmgAwIBAgIU\n-----END CERTIFICATE-----\n".utf8).write(to: pem)
         let corporate = try TLSTrust(caBundle: pem)

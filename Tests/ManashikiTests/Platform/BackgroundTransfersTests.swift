@@ -62,7 +62,7 @@ final class FakeSystem: @unchecked Sendable {
 
 /// A scripted registry (with a storage host the system would talk to) and a store.
 struct BackgroundFixture {
-    let dir = TempDir()
+    let dir = ScratchDirectory()
     let scripted = ScriptedStorage(size: 9 << 20 | 77)
     let system = FakeSystem()
 
@@ -101,7 +101,6 @@ struct BackgroundTransfersTests {
 
     @Test("a finished file is moved into the partial folder before the delegate call returns, and installed only after it verifies")
     func adoptThenInstall() async throws {
-        defer { f.dir.cleanup() }
         let (transfers, _) = try f.transfers()
         let ticket = try await f.ticket(transfers)
         let location = try f.handOver(f.scripted.artifact)
@@ -125,7 +124,6 @@ struct BackgroundTransfersTests {
 
     @Test("background time that runs out mid-hash defers the install: kept as a partial, never under <id>.bin, finished at the next launch")
     func deferredByExpiry() async throws {
-        defer { f.dir.cleanup() }
         let previous = Data("previous verified model".utf8)
         try previous.write(to: f.installed)
         let (transfers, _) = try f.transfers()
@@ -150,7 +148,6 @@ struct BackgroundTransfersTests {
 
     @Test("when the system grants no time at all, every pending file is reported deferred and nothing is installed")
     func noTimeGranted() async throws {
-        defer { f.dir.cleanup() }
         let (transfers, _) = try f.transfers()
         transfers.finished(location: try f.handOver(f.scripted.artifact), status: 200, finalURL: nil, ticket: try await f.ticket(transfers))
         f.system.runWork(stop: { true })
@@ -160,7 +157,6 @@ struct BackgroundTransfersTests {
 
     @Test("a file that does not verify is removed and reported; the installed file stays byte for byte", arguments: [true, false])
     func damaged(flipByte: Bool) async throws {
-        defer { f.dir.cleanup() }
         let previous = Data("previous verified model".utf8)
         try previous.write(to: f.installed)
         let (transfers, _) = try f.transfers()
@@ -182,7 +178,6 @@ struct BackgroundTransfersTests {
 
     @Test("a foreground download of the model takes over a deferred background file: no byte is fetched again")
     func foregroundTakesOver() async throws {
-        defer { f.dir.cleanup() }
         let (transfers, mock) = try f.transfers()
         transfers.finished(location: try f.handOver(f.scripted.artifact), status: 200, finalURL: nil, ticket: try await f.ticket(transfers))
         f.system.runWork(stop: { true })
@@ -205,7 +200,6 @@ struct BackgroundTransfersTests {
 
     @Test("a 403 from the storage host resolves a fresh URL through the registry and hands the transfer over again; the error page is never installed", arguments: [403, 410])
     func expiredURL(status: Int) async throws {
-        defer { f.dir.cleanup() }
         let (transfers, mock) = try f.transfers()
         let ticket = try await f.ticket(transfers)
         let before = f.apiRequests(mock)
@@ -224,7 +218,6 @@ struct BackgroundTransfersTests {
 
     @Test("a busy storage host (503) is retried after a backoff; the budget, once spent, fails the transfer with the status")
     func retryBudget() async throws {
-        defer { f.dir.cleanup() }
         let (transfers, _) = try f.transfers()
         var ticket = try await f.ticket(transfers)
         let before = Date()
@@ -241,7 +234,6 @@ struct BackgroundTransfersTests {
 
     @Test("a requeue asks the app for the model's session token and sends it to the registry only")
     func requeueWithSession() async throws {
-        defer { f.dir.cleanup() }
         let (transfers, mock) = try f.transfers(sessionToken: { _ in "mks_session_token_abcdefgh" })
         transfers.finished(location: try f.handOver(Data()), status: 403, finalURL: nil, ticket: try await f.ticket(transfers))
         try await waitUntil { f.system.started.count == 1 }
@@ -254,7 +246,6 @@ struct BackgroundTransfersTests {
 
     @Test("a force-quit is an interruption with its resume data kept beside the partials; the next enqueue continues from it")
     func forceQuitResumes() async throws {
-        defer { f.dir.cleanup() }
         let (transfers, _) = try f.transfers()
         var ticket = try await f.ticket(transfers)
         ticket.urlExpiresAt = Date().addingTimeInterval(600)
@@ -274,7 +265,6 @@ struct BackgroundTransfersTests {
 
     @Test("resume data whose signed URL has expired is not used (it would only fetch a 403): the transfer starts over with a fresh URL")
     func expiredResumeData() async throws {
-        defer { f.dir.cleanup() }
         let (transfers, _) = try f.transfers()
         var ticket = try await f.ticket(transfers)
         ticket.urlExpiresAt = Date().addingTimeInterval(-1)
@@ -286,7 +276,6 @@ struct BackgroundTransfersTests {
 
     @Test("a cancellation without a system reason is this SDK's own and reports nothing; a failure with resume data keeps it")
     func cancellations() async throws {
-        defer { f.dir.cleanup() }
         let (transfers, _) = try f.transfers()
         let ticket = try await f.ticket(transfers)
         transfers.failed(ticket: ticket, failure: .init(kind: .cancelled, cancelledReason: nil, resumeData: nil, error: .transport("x")))
@@ -299,7 +288,6 @@ struct BackgroundTransfersTests {
 
     @Test("enqueue is idempotent: a live task of the same artifact is left alone, one of another artifact is cancelled")
     func enqueueIdempotent() async throws {
-        defer { f.dir.cleanup() }
         let (transfers, _) = try f.transfers()
         let ticket = try await f.ticket(transfers)
         let same = BackgroundSessionLogic.TaskSnapshot(taskIdentifier: 7, ticket: ticket, state: .running, bytesReceived: 10, bytesExpected: nil, hasResponse: true)
@@ -317,7 +305,6 @@ struct BackgroundTransfersTests {
 
     @Test("a session that cannot work (an extension without an App Group) refuses enqueue before any request, saying what to do")
     func extensionWithoutGroup() async throws {
-        defer { f.dir.cleanup() }
         let problem = BackgroundSessionLogic.configurationProblem(identifier: "com.acme.app.widget.manashiki.background", isAppExtension: true, appGroup: nil)
         let (transfers, mock) = try f.transfers(problem: problem)
         await #expect(throws: BackgroundSessionError.self) { _ = try await transfers.enqueue("tiny", session: nil, expecting: nil, tasks: []) }
@@ -327,7 +314,6 @@ struct BackgroundTransfersTests {
 
     @Test("the app and its extension keep their records apart in a shared store")
     func separateRecords() async throws {
-        defer { f.dir.cleanup() }
         let (app, _) = try f.transfers(identifier: "com.acme.app.manashiki.background")
         let (widget, _) = try f.transfers(identifier: "com.acme.app.widget.manashiki.background")
         let ticket = try await f.ticket(app)
@@ -341,7 +327,6 @@ struct BackgroundTransfersTests {
 
     @Test("events delivered in the foreground do not release a later wake's handler before that wake's installs are done")
     func foregroundDeliveryThenWake() async throws {
-        defer { f.dir.cleanup() }
         let (transfers, _) = try f.transfers()
         let ticket = try await f.ticket(transfers)
         // In the foreground: the session delivers earlier events; no handler is waiting.
@@ -362,7 +347,6 @@ struct BackgroundTransfersTests {
 
     @Test("a handler that arrives just after the session delivered (the relaunch race) is released once the installs are done and the session was quiet")
     func relaunchRace() async throws {
-        defer { f.dir.cleanup() }
         let (transfers, _) = try f.transfers()
         let ticket = try await f.ticket(transfers)
         f.system.advance(to: 10)
@@ -378,7 +362,6 @@ struct BackgroundTransfersTests {
 
     @Test("a requeue counts as the wake's work: the handler waits for the fresh task to be handed over")
     func requeueHoldsHandler() async throws {
-        defer { f.dir.cleanup() }
         let (transfers, _) = try f.transfers()
         transfers.received(1)
         transfers.finished(location: try f.handOver(Data()), status: 403, finalURL: nil, ticket: try await f.ticket(transfers))

@@ -1,4 +1,5 @@
 import Foundation
+import ManashikiTestSupport
 import Testing
 @testable import Manashiki
 #if canImport(Glibc)
@@ -57,9 +58,8 @@ struct DurableFlushTests {
         #else
         #expect(DurableFlush.system.fullSync != nil)
         #endif
-        let dir = FileManager.default.temporaryDirectory.appendingPathComponent("flush-\(UUID().uuidString)")
-        try FileManager.default.createDirectory(at: dir, withIntermediateDirectories: true)
-        defer { try? FileManager.default.removeItem(at: dir) }
+        let scratch = ScratchDirectory("flush")
+        let dir = scratch.url
         let file = dir.appendingPathComponent("f")
         try Data("x".utf8).write(to: file)
         for path in [file.path, dir.path] {

@@ -23,7 +23,7 @@ struct SpawnFailureTests {
 
     @Test("a missing program and one that is not executable are told apart")
     func realFailures() throws {
-        let dir = TempDir()
+        let dir = ScratchDirectory()
         let missing = dir.file("no-such-program")
         #expect(throws: ProcessCapture.Failure.cannotStart(code: ENOENT)) {
             _ = try ProcessCapture.run(missing, arguments: [], environment: [:], timeout: 5, maxOutput: 1)

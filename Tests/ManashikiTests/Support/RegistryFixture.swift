@@ -10,7 +10,7 @@ final class RegistryFixture {
     static let serverKey = "sk_live_AbCdEfGhIjKlMnOpQrSt01"
 
     let registry: DevelopmentRegistry
-    let storage = TempDir()
+    let storage = ScratchDirectory()
 
     init(size: Int = 3 << 20 | 777, urlTTL: Int = 300) throws {
         var catalog = RegistryCatalog()
@@ -26,7 +26,6 @@ final class RegistryFixture {
 
     deinit {
         registry.stop()
-        storage.cleanup()
     }
 
     func client(_ key: String = RegistryFixture.publicKey, transport: any HTTPTransport = DefaultTransport()) throws -> ManashikiClient {

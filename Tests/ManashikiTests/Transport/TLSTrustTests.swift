@@ -1,4 +1,5 @@
 import Foundation
+import ManashikiTestSupport
 import Testing
 @testable import Manashiki
 
@@ -22,17 +23,11 @@ struct TLSTrustTests {
     -----END CERTIFICATE-----
     """
 
-    static func scratch() throws -> URL {
-        let dir = FileManager.default.temporaryDirectory.appendingPathComponent("tlstrust-\(UUID().uuidString.prefix(8))")
-        try FileManager.default.createDirectory(at: dir, withIntermediateDirectories: true)
-        return dir
-    }
-
     @Test("every CERTIFICATE block of a PEM file is read, in order, and nothing else, whatever its line breaks",
           arguments: ["\n", "\r\n"])
     func readsCertificates(_ lineBreak: String) throws {
-        let dir = try Self.scratch()
-        defer { try? FileManager.default.removeItem(at: dir) }
+        let scratch = ScratchDirectory("tlstrust")
+        let dir = scratch.url
         let file = dir.appendingPathComponent("corp.pem")
         try Data(Self.bundle.replacingOccurrences(of: "\n", with: lineBreak).utf8).write(to: file)
         let trust = try TLSTrust(caBundle: file)
@@ -60,8 +55,8 @@ struct TLSTrustTests {
                       ("text", "holds no PEM certificate (no \"-----BEGIN CERTIFICATE-----\" block)"),
                       ("key only", "holds no PEM certificate (no \"-----BEGIN CERTIFICATE-----\" block)")])
     func refusesBadBundles(_ kind: String, _ problem: String) throws {
-        let dir = try Self.scratch()
-        defer { try? FileManager.default.removeItem(at: dir) }
+        let scratch = ScratchDirectory("tlstrust")
+        let dir = scratch.url
         let file = dir.appendingPathComponent("ca.pem")
         switch kind {
         case "directory": try FileManager.default.createDirectory(at: file, withIntermediateDirectories: true)
@@ -76,8 +71,8 @@ struct TLSTrustTests {
 
     @Test("CA locations: an explicit bundle wins over the environment; CURL_CA_BUNDLE over SSL_CERT_FILE/SSL_CERT_DIR; each variable sets its own slot; empty counts as unset")
     func locations() throws {
-        let dir = try Self.scratch()
-        defer { try? FileManager.default.removeItem(at: dir) }
+        let scratch = ScratchDirectory("tlstrust")
+        let dir = scratch.url
         let a = dir.appendingPathComponent("a.pem"), b = dir.appendingPathComponent("b.pem")
         try Data(Self.bundle.utf8).write(to: a)
         try Data(Self.bundle.utf8).write(to: b)
@@ -105,8 +100,8 @@ struct TLSTrustTests {
 
     @Test("files are read once: a bundle (or SSL_CERT_FILE) replaced or removed after the trust and locations were made changes nothing until they are made again")
     func readOnce() throws {
-        let dir = try Self.scratch()
-        defer { try? FileManager.default.removeItem(at: dir) }
+        let scratch = ScratchDirectory("tlstrust")
+        let dir = scratch.url
         let a = dir.appendingPathComponent("a.pem")
         try Data(Self.bundle.utf8).write(to: a)
         let trust = try TLSTrust(caBundle: a)

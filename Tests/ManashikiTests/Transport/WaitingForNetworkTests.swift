@@ -21,8 +21,7 @@ struct WaitingTransport: HTTPTransport {
 struct WaitingForNetworkTests {
     @Test("a download whose transfer waits for a network tells DownloadOptions.onWaitingForNetwork, then continues when answered")
     func downloadWaits() async throws {
-        let dir = TempDir()
-        defer { dir.cleanup() }
+        let dir = ScratchDirectory()
         let s = ScriptedStorage()
         let transport = WaitingTransport(base: MockTransport(s.handler), waitsOnlyFor: "cdn.example.test")
         let client = try ManashikiClient(apiKey: TestKeys.publishable, baseURL: URL(string: "https://models.example.test")!,

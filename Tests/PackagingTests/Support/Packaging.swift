@@ -49,11 +49,7 @@ enum Packaging {
     }
 
     /// A fresh scratch directory (world-readable, so the service's user can read what is in it).
-    static func scratch() throws -> URL {
-        let dir = FileManager.default.temporaryDirectory.appendingPathComponent("manashiki-packaging-\(UUID().uuidString.prefix(8))")
-        try FileManager.default.createDirectory(at: dir, withIntermediateDirectories: true, attributes: [.posixPermissions: 0o755])
-        return dir
-    }
+    static func scratch() -> ScratchDirectory { ScratchDirectory("manashiki-packaging", permissions: 0o755) }
 
     /// Runs `arguments[0]` (a path, relative to `directory`, or a name looked up on the system PATH) to the end, in the repository root
     /// unless told otherwise.
@@ -73,10 +69,9 @@ enum Packaging {
     /// (`unshare -m`, `mount --bind`): what a machine without that directory sees.
     static func runHiding(_ hidden: URL, _ arguments: [String], environment: [String: String] = [:],
                           in directory: URL = root) async throws -> ChildResult {
-        let empty = try scratch()
-        defer { try? FileManager.default.removeItem(at: empty) }
+        let empty = scratch()
         return try await run(["unshare", "-m", "--", "sh", "-c", #"mount --bind "$0" "$1" && shift && exec "$@""#,
-                              empty.path, hidden.path] + arguments, environment: environment, in: directory)
+                              empty.url.path, hidden.path] + arguments, environment: environment, in: directory)
     }
 }
 #endif
