@@ -11,9 +11,9 @@ extension ManashikiClient {
     ///
     /// 1. `GET /api/download/{modelId}` resolves a short-lived signed URL (the `session` token
     ///    is sent as `Authorization: Bearer` on this request only).
-    /// 2. The artifact streams from the storage host in 1 MiB blocks into a private temporary
-    ///    file, hashed in the same pass; `progress(bytesWritten, totalBytes)` is called after
-    ///    each block (`totalBytes` is nil when the storage host sends no length).
+    /// 2. The artifact streams from the storage host in chunks (512 KiB with libcurl) into a
+    ///    private temporary file, hashed in the same pass; `progress(bytesWritten, totalBytes)`
+    ///    is called after each chunk (`totalBytes` is nil when the storage host sends no length).
     /// 3. The digest is compared with the registry's (skipped only when it gives none); the
     ///    file is flushed to disk, renamed over `<modelId>.bin` and the directory flushed.
     ///

@@ -2,13 +2,15 @@ import Foundation
 import ManashikiCore
 
 /// Receives the answer to one request of one part: checks its head (`ResponseValidator`,
-/// the object's identity), then writes the body in place at its offset in 1 MiB blocks
-/// (`OffsetSink`), hashing it in the same pass when it is next in order (`InOrderHasher`),
+/// the object's identity), then writes the body in place at its offset (`OffsetSink`): large
+/// chunks straight from the transport's buffer, short ones gathered in a 256 KiB block, hashing it in the same pass when it is next in order (`InOrderHasher`),
 /// and stops at the part's end, which shrinks when another connection takes the rest.
 final class PartReceiver: HTTPBodyConsumer, @unchecked Sendable {
-    static let blockSize = 1 << 20
+    /// The block short chunks (a slow link's) are gathered in: small, since every connection
+    /// of every transfer may hold one (large chunks never go through it).
+    static let blockSize = 256 << 10
     /// Chunks at least this large are consumed in place rather than copied into the block.
-    static let directMinimum = 256 << 10
+    static let directMinimum = 128 << 10
     /// How long received bytes may wait in the block before they are written, in nanoseconds.
     static let maxBlockAge: UInt64 = 1_000_000_000
     /// The longest gap between progress reports while bytes arrive, in nanoseconds.
@@ -89,7 +91,7 @@ final class PartReceiver: HTTPBodyConsumer, @unchecked Sendable {
 
     private func take(_ chunk: Data, count: Int) async throws {
         var offset = 0
-        // A large chunk (the Linux transport hands over 1 MiB buffers) is hashed and written
+        // A large chunk (the Linux transport hands over 512 KiB buffers) is hashed and written
         // straight from the transport's buffer, with no copy; a partly filled block before it
         // (a slow link's short chunk) is written first, so one short chunk never makes every
         // later byte go through the block.

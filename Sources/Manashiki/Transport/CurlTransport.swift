@@ -1,6 +1,7 @@
 #if os(Linux)
 import Foundation
 import CManashikiShims
+import ManashikiCore
 
 /// An `HTTPTransport` on libcurl's easy API (Linux), loaded at run time from the libcurl that
 /// FoundationNetworking already uses.
@@ -8,15 +9,25 @@ import CManashikiShims
 /// Why it exists: FoundationNetworking's `URLSessionTask.suspend()` removes the transfer from
 /// libcurl and `resume()` starts it over, so URLSession on Linux cannot apply backpressure and
 /// buffers a fast download in memory without bound. Here each transfer runs on its own thread
-/// and the body is handed to the consumer in ~1 MiB chunks (reused buffers, each byte copied
-/// once out of libcurl's buffer) through a queue of at most `maxQueuedBytes`; when the consumer falls behind, the transfer thread simply waits, and the
-/// kernel's TCP window slows the sender. Memory stays flat whatever the artifact's size.
+/// and the body is handed to the consumer in 512 KiB chunks (each byte copied once out of
+/// libcurl's buffer) through a queue of at most `maxQueuedBytes`. Every chunk comes from one
+/// pool per transport, shared by all its requests and capped at `bufferBudget`: when the
+/// consumer falls behind, or when the pool is exhausted (many connections at once), the
+/// transfer thread simply waits in libcurl's write callback, and the kernel's TCP window slows
+/// the sender. Memory stays flat whatever the artifact's size and the number of connections.
 ///
 /// Linux only (this file is compiled there alone). `DefaultTransport` uses it on Linux for
 /// every request.
 public struct CurlTransport: HTTPTransport {
-    /// Bytes queued for the consumer before the transfer waits.
+    /// Bytes queued for one request's consumer before the transfer waits (less when several
+    /// requests share `bufferBudget`: each gets its share).
     public let maxQueuedBytes: Int
+    /// The most bytes of received body all requests of this transport hold at once (chunks
+    /// being filled, queued, or being consumed); a request waits for a chunk beyond it.
+    public var bufferBudget: Int { pool.budget }
+    /// The default `bufferBudget`: 16 MiB (32 chunks of 512 KiB).
+    public static let defaultBufferBudget = 16 << 20
+    let pool: ChunkPool
     /// Seconds allowed to establish a connection.
     public var connectTimeout: Int = 30
     /// The proxy variables, read when the transport is made (see `ProxyEnvironment`).
@@ -29,15 +40,19 @@ public struct CurlTransport: HTTPTransport {
     public static var isAvailable: Bool { mk_curl_load(nil, 0) == 0 }
 
     /// Creates a transport.
-    /// - Parameter trust: the CAs to trust besides the system's (`CURL_CA_BUNDLE`,
-    ///   `SSL_CERT_FILE` and `SSL_CERT_DIR` apply when it names no bundle).
+    /// - Parameters:
+    ///   - maxQueuedBytes: body bytes queued for one request's consumer before it waits (at least 1 MiB).
+    ///   - bufferBudget: body bytes all requests hold at once (at least one 512 KiB chunk).
+    ///   - trust: the CAs to trust besides the system's (`CURL_CA_BUNDLE`,
+    ///     `SSL_CERT_FILE` and `SSL_CERT_DIR` apply when it names no bundle).
     /// - Throws: `APIError.transport` when libcurl cannot be loaded.
-    public init(maxQueuedBytes: Int = 4 << 20, trust: TLSTrust = .system) throws {
+    public init(maxQueuedBytes: Int = 4 << 20, bufferBudget: Int = CurlTransport.defaultBufferBudget, trust: TLSTrust = .system) throws {
         var buffer = [CChar](repeating: 0, count: 256)
         guard mk_curl_load(&buffer, buffer.count) == 0 else {
             throw APIError.transport(cString(buffer))
         }
         self.maxQueuedBytes = max(maxQueuedBytes, 1 << 20)
+        pool = ChunkPool(size: CurlTransfer.chunkSize, budget: bufferBudget)
         self.trust = trust
         caLocations = Result { () throws(APIError) in 
             try CALocations.resolve(trust, environment: ProcessInfo.processInfo.environment, systemCAFile: Self.systemCAFile)
@@ -48,7 +63,7 @@ public struct CurlTransport: HTTPTransport {
     public func stream(_ request: HTTPRequest, to consumer: any HTTPBodyConsumer) async throws {
         let route = try proxyRoute(for: request)
         let transfer = CurlTransfer(request: request, maxQueuedBytes: maxQueuedBytes, connectTimeout: connectTimeout,
-                                    route: route, caLocations: try caLocations.get())
+                                    route: route, caLocations: try caLocations.get(), pool: pool)
         // A proxy's own 407 or 401 becomes a proxy error (CurlTransport+Proxy.swift).
         let filtered = ProxyAnswerFilter(consumer, route: route, host: request.url.host ?? "?")
         transfer.start()
@@ -75,7 +90,8 @@ final class CurlTransfer: @unchecked Sendable {
         case finished(code: Int32, message: String)
     }
 
-    static let chunkSize = 1 << 20
+    /// The size of a chunk handed to the consumer.
+    static let chunkSize = 512 << 10
     /// The longest received bytes wait to be handed over, in nanoseconds.
     static let maxPendingAge: UInt64 = 100_000_000
 
@@ -95,6 +111,9 @@ final class CurlTransfer: @unchecked Sendable {
     private var events: [Event] = []
     private var queuedBytes = 0
     private var cancelled = false
+    /// `cancelled` for the pool's wait, which must not take `condition` (the pool's lock is
+    /// held while it is read).
+    private let stopped = Locked(false)
     private var finished = false
     private var waiter: CheckedContinuation<Void, Never>?
     private var finishWaiters: [CheckedContinuation<Void, Never>] = []
@@ -107,9 +126,9 @@ final class CurlTransfer: @unchecked Sendable {
         return peakQueued
     }
 
-    // Owned by the curl thread: the buffer being filled, from a pool of reused buffers (each
+    // Owned by the curl thread: the buffer being filled, from the transport's pool (each
     // received byte is copied once, into a buffer that the consumer then reads in place).
-    private let pool: ChunkPool
+    let pool: ChunkPool
     private var fill: UnsafeMutableRawPointer?
     private var fillCount = 0
     private var pendingSince: UInt64 = 0
@@ -118,17 +137,19 @@ final class CurlTransfer: @unchecked Sendable {
     private var headSent = false
 
     init(request: HTTPRequest, maxQueuedBytes: Int, connectTimeout: Int, route: ProxyRoute = .direct,
-         caLocations: CALocations = CALocations()) {
+         caLocations: CALocations = CALocations(),
+         pool: ChunkPool = ChunkPool(size: CurlTransfer.chunkSize, budget: CurlTransport.defaultBufferBudget)) {
         self.caLocations = caLocations
         self.request = request
         self.route = route
         self.maxQueuedBytes = maxQueuedBytes
         self.connectTimeout = connectTimeout
         self.host = request.url.host ?? "?"
-        pool = ChunkPool(size: Self.chunkSize, keep: maxQueuedBytes / Self.chunkSize + 1)
+        self.pool = pool
     }
 
     func start() {
+        pool.begin()
         let thread = Thread { [self] in run() }
         thread.name = "manashiki.curl"
         thread.start()
@@ -139,6 +160,8 @@ final class CurlTransfer: @unchecked Sendable {
         cancelled = true
         condition.broadcast()
         condition.unlock()
+        stopped.withLock { $0 = true }
+        pool.wake()
     }
 
     private var isCancelled: Bool {
@@ -187,6 +210,7 @@ final class CurlTransfer: @unchecked Sendable {
             pool.give(buffer)
             fill = nil
         }
+        pool.end()
         let message = cString(errorBuffer)
         condition.lock()
         events.append(.finished(code: code, message: message))
@@ -233,11 +257,13 @@ final class CurlTransfer: @unchecked Sendable {
         let now = DispatchTime.now().uptimeNanoseconds
         var source = UnsafeRawPointer(data)
         var remaining = length
-        // Fill 1 MiB buffers and hand each over when full (a fast link fills one in well under a
-        // millisecond), so the consumer wakes once per MiB, not once per callback.
+        // Fill 512 KiB buffers and hand each over when full (a fast link fills one in well under
+        // a millisecond), so the consumer wakes once per chunk, not once per callback. With every
+        // buffer of the transport's pool out, wait here for one (cancellation stops the wait).
         while remaining > 0 {
             if fill == nil {
-                fill = pool.take()
+                guard let buffer = pool.take(unless: { stopped.withLock { $0 } }) else { return 0 }
+                fill = buffer
                 fillCount = 0
                 pendingSince = now
             }
@@ -275,11 +301,14 @@ final class CurlTransfer: @unchecked Sendable {
         return enqueue(.chunk(pool.data(buffer, count: count)), bytes: count)
     }
 
-    /// Queues an event, waiting while the consumer is `maxQueuedBytes` behind. False if cancelled.
+    /// Queues an event, waiting while the consumer is this request's share of the queue behind:
+    /// `maxQueuedBytes`, or less when the pool's budget is shared with other requests (so one
+    /// slow consumer cannot hold every buffer). False if cancelled.
     @discardableResult
     private func enqueue(_ event: Event, bytes: Int) -> Bool {
+        let share = min(maxQueuedBytes, pool.budget / max(1, pool.userCount))
         condition.lock()
-        while queuedBytes > 0 && queuedBytes + bytes > maxQueuedBytes && !cancelled {
+        while queuedBytes > 0 && queuedBytes + bytes > share && !cancelled {
             condition.wait()
         }
         if cancelled {

@@ -36,13 +36,15 @@ public struct DefaultTransport: HTTPTransport {
     /// - Parameters:
     ///   - maximumConnectionsPerHost: parallel connections to one host (URLSession; 16, so a
     ///     parallel transfer's parts each get a connection up to `DownloadOptions.maxConnections`).
-    ///   - highWaterBytes: body bytes buffered before a transfer waits for the consumer.
+    ///   - highWaterBytes: body bytes buffered for one request before it waits for its consumer.
+    ///   - bufferBudget: body bytes buffered by all requests at once (16 MiB): memory stays
+    ///     within it whatever the number of connections (each request waits at its share).
     ///   - policy: cellular, Low Data Mode and connectivity policy (Apple platforms).
     ///   - trust: CAs trusted in addition to the system's, e.g. a corporate CA (`TLSTrust`).
-    public init(maximumConnectionsPerHost: Int = 16, highWaterBytes: Int = 4 << 20, policy: NetworkPolicy = .default,
-                trust: TLSTrust = .system) {
+    public init(maximumConnectionsPerHost: Int = 16, highWaterBytes: Int = 4 << 20, bufferBudget: Int = 16 << 20,
+                policy: NetworkPolicy = .default, trust: TLSTrust = .system) {
         let choice = TransportChoice.make(maximumConnectionsPerHost: maximumConnectionsPerHost, highWaterBytes: highWaterBytes,
-                                          policy: policy, trust: trust)
+                                          bufferBudget: bufferBudget, policy: policy, trust: trust)
         kind = choice.kind
         base = choice.transport
         self.policy = policy

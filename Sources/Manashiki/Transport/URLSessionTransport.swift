@@ -9,8 +9,8 @@ import FoundationNetworking
 /// URLSessionTransport()`), so code written from the guide compiles and works everywhere.
 ///
 /// * Streams bodies with bounded memory on Apple platforms: when the consumer falls behind,
-///   the task is suspended once `highWaterBytes` are buffered and resumed when the buffer
-///   drains.
+///   the task is suspended once it buffers its share of `bufferBudget` (shared by every task
+///   of this transport; at most `highWaterBytes` for one) and resumed when the buffer drains.
 /// * On Linux it is FoundationNetworking's `URLSession`, whose `suspend()` restarts a transfer
 ///   from byte 0 instead of pausing it, so it is never suspended there: a download is buffered
 ///   in memory as fast as it arrives. Prefer `DefaultTransport` (libcurl on Linux, this type on
@@ -29,8 +29,12 @@ import FoundationNetworking
 ///   FoundationNetworking on Linux offers no such hook: there the bundle is not applied
 ///   (use `CurlTransport`, which `DefaultTransport` picks on Linux).
 public struct URLSessionTransport: HTTPTransport {
-    /// Buffered body bytes at which the task is suspended.
+    /// Buffered body bytes at which a task is suspended when it runs alone.
     public var highWaterBytes: Int { box.highWater }
+
+    /// Buffered body bytes all tasks of this transport share: with several running, each is
+    /// suspended at its share (`bufferBudget / tasks`, at most `highWaterBytes`).
+    public var bufferBudget: Int { box.bufferBudget }
 
     let box: SessionBox
 
@@ -45,12 +49,15 @@ public struct URLSessionTransport: HTTPTransport {
     ///   - maximumConnectionsPerHost: parallel connections to one host (16, so a parallel
     ///     transfer's parts, each a data task of its own, each get a connection up to
     ///     `DownloadOptions.maxConnections`).
-    ///   - highWaterBytes: buffered bytes at which a stream is paused (default 4 MiB).
+    ///   - highWaterBytes: buffered bytes at which a stream running alone is paused (default 4 MiB).
+    ///   - bufferBudget: buffered bytes shared by all streams at once (default 16 MiB): each is
+    ///     paused at its share.
     ///   - policy: cellular, Low Data Mode and connectivity policy (Apple platforms).
     ///   - trust: CAs trusted in addition to the system's (Apple platforms; see `TLSTrust`).
-    public init(maximumConnectionsPerHost: Int = 16, highWaterBytes: Int = 4 << 20, policy: NetworkPolicy = .default,
-                trust: TLSTrust = .system) {
-        box = SessionBox(maximumConnectionsPerHost: maximumConnectionsPerHost, highWater: highWaterBytes, policy: policy, trust: trust)
+    public init(maximumConnectionsPerHost: Int = 16, highWaterBytes: Int = 4 << 20, bufferBudget: Int = 16 << 20,
+                policy: NetworkPolicy = .default, trust: TLSTrust = .system) {
+        box = SessionBox(maximumConnectionsPerHost: maximumConnectionsPerHost, highWater: highWaterBytes,
+                         bufferBudget: bufferBudget, policy: policy, trust: trust)
     }
 
     /// Streams the answer to `request` into `consumer` (see `HTTPTransport`).
@@ -62,7 +69,7 @@ public struct URLSessionTransport: HTTPTransport {
         urlRequest.httpBody = request.body
         urlRequest.httpShouldHandleCookies = false
 
-        let pump = StreamPump(highWater: box.highWater, onWaiting: request.onWaitingForConnectivity)
+        let pump = StreamPump(highWater: { [box] in box.share }, onWaiting: request.onWaitingForConnectivity)
         let task = box.session.dataTask(with: urlRequest)
         box.delegate.register(pump, for: task)
         pump.task = task
@@ -88,9 +95,10 @@ final class SessionBox: @unchecked Sendable {
     let session: URLSession
     let delegate: SessionDelegate
     let highWater: Int
+    let bufferBudget: Int
     let policy: NetworkPolicy
 
-    init(maximumConnectionsPerHost: Int, highWater: Int, policy: NetworkPolicy, trust: TLSTrust) {
+    init(maximumConnectionsPerHost: Int, highWater: Int, bufferBudget: Int, policy: NetworkPolicy, trust: TLSTrust) {
         self.policy = policy
         let configuration = URLSessionConfiguration.ephemeral
         policy.apply(to: configuration)
@@ -106,9 +114,14 @@ final class SessionBox: @unchecked Sendable {
         queue.name = "manashiki.urlsession"
         session = URLSession(configuration: configuration, delegate: delegate, delegateQueue: queue)
         self.highWater = max(highWater, 64 << 10)
+        self.bufferBudget = max(bufferBudget, 64 << 10)
     }
 
     deinit { session.invalidateAndCancel() }
+
+    /// The bytes one task may buffer before it is suspended: its share of the budget among the
+    /// tasks running now, at most `highWater`, at least 64 KiB.
+    var share: Int { min(highWater, max(64 << 10, bufferBudget / max(1, delegate.taskCount))) }
 }
 
 /// Routes URLSession delegate callbacks to the pump of each task.
@@ -125,6 +138,8 @@ final class SessionDelegate: NSObject, URLSessionDataDelegate, @unchecked Sendab
     func register(_ pump: StreamPump, for task: URLSessionTask) { pumps.withLock { $0[task.taskIdentifier] = pump } }
     func unregister(_ task: URLSessionTask) { pumps.withLock { _ = $0.removeValue(forKey: task.taskIdentifier) } }
     private func pump(_ task: URLSessionTask) -> StreamPump? { pumps.withLock { $0[task.taskIdentifier] } }
+    /// The tasks streaming now.
+    var taskCount: Int { pumps.withLock { $0.count } }
 
     func urlSession(_ session: URLSession, task: URLSessionTask, willPerformHTTPRedirection response: HTTPURLResponse,
                     newRequest request: URLRequest, completionHandler: @escaping @Sendable (URLRequest?) -> Void) {
@@ -172,13 +187,14 @@ final class StreamPump: @unchecked Sendable {
     }
 
     private let state = Locked(State())
-    private let highWater: Int
+    /// The buffered bytes at which the task is suspended now (its share of the budget).
+    private let highWater: @Sendable () -> Int
     /// Set before the task starts; read only by this pump.
     nonisolated(unsafe) var task: URLSessionTask?
     /// The request's `onWaitingForConnectivity`.
     let onWaiting: (@Sendable () -> Void)?
 
-    init(highWater: Int, onWaiting: (@Sendable () -> Void)? = nil) {
+    init(highWater: @escaping @Sendable () -> Int, onWaiting: (@Sendable () -> Void)? = nil) {
         self.highWater = highWater
         self.onWaiting = onWaiting
     }
@@ -207,10 +223,11 @@ final class StreamPump: @unchecked Sendable {
     }
 
     func didReceive(data: Data) {
+        let limit = canSuspend ? highWater() : .max
         signal { s in
             s.chunks.append(data)
             s.buffered += data.count
-            if self.canSuspend && s.buffered >= self.highWater && !s.suspended && s.completion == nil {
+            if s.buffered >= limit && !s.suspended && s.completion == nil {
                 // Under the lock, so a resume() from the consumer side cannot overtake it.
                 s.suspended = true
                 self.task?.suspend()

@@ -52,7 +52,7 @@ struct CurlTransportTests {
         #expect(transfer.peakQueuedBytes <= (2 << 20) + CurlTransfer.chunkSize)
     }
 
-    @Test("the body arrives in chunks of at most 1 MiB, every byte intact")
+    @Test("the body arrives in chunks of at most 512 KiB, every byte intact")
     func reusedBuffers() async throws {
         let f = try RegistryFixture(size: 24 << 20 | 123)
         let url = try #require(f.registry.signedDownloadURL(modelId: "tiny"))
