@@ -4,11 +4,11 @@ import ManashikiTestSupport
 import Testing
 
 /// The built binary against a `ScriptedRegistry` serving alpha, beta and gamma.
-final class ScriptedSync: @unchecked Sendable {
+final class ScriptedSync: SyncWorkspace, @unchecked Sendable {
     let registry: ScriptedRegistry
     let scratch = ScratchDirectory("manashiki-rel")
+    var directory: URL { scratch.url }
     var store: URL { scratch.url.appendingPathComponent("models") }
-    var manifestURL: URL { scratch.file("manashiki.json") }
     var environment: [String: String] { ["MANASHIKI_API_KEY": Keys.publishable] }
 
     static func bytes(_ seed: Int, _ count: Int) -> Data { Data((0..<count).map { UInt8(truncatingIfNeeded: $0 &* 31 &+ seed) }) }
@@ -25,10 +25,6 @@ final class ScriptedSync: @unchecked Sendable {
     func writeManifest(models: [String], prune: String = TestManifest.defaultPrune, extraEntries: [String] = []) throws {
         try TestManifest.write(to: manifestURL, baseURL: registry.baseURL, store: store.path, models: models,
                                extraEntries: extraEntries, prune: prune)
-    }
-
-    func run(_ arguments: [String] = ["sync"], environment: [String: String]? = nil) async throws -> ChildResult {
-        try await CLIProcess.run(arguments, environment: environment ?? self.environment, in: scratch.url)
     }
 
     /// Publishes 1.1.0 of every model (new bytes).
