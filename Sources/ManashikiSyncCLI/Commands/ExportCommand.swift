@@ -43,7 +43,7 @@ package struct ExportCommand: Sendable {
         case .success(let held): lock = held
         case .failure(let failure):
             let code = failure.code
-            if code == .locked { summary(outcome: "locked", code: .locked, bundle: bundle, report: nil, error: "the store is locked by another run") }
+            if code == .busy { summary(outcome: "locked", code: .busy, bundle: bundle, report: nil, error: "the store is locked by another run") }
             return code
         }
         defer { lock?.release() }
@@ -53,8 +53,8 @@ package struct ExportCommand: Sendable {
                                                lockTimeout: context.global.lockTimeout)
         } catch let busy as BundleExporter.BundleBusy {
             context.console.error(busy.description)
-            summary(outcome: "locked", code: .locked, bundle: bundle, report: nil, error: busy.description)
-            return .locked
+            summary(outcome: "locked", code: .busy, bundle: bundle, report: nil, error: busy.description)
+            return .busy
         } catch {
             context.console.error("\(error)")
             summary(outcome: "failed", code: .failure, bundle: bundle, report: nil, error: "\(error)")
@@ -109,7 +109,7 @@ package struct ExportCommand: Sendable {
         do {
             guard let lock = try await StoreLock.acquire(layout, timeout: context.global.lockTimeout) else {
                 context.console.error(StoreLock.heldMessage(layout, waited: context.global.lockTimeout))
-                return .failure(LockFailure(code: .locked))
+                return .failure(LockFailure(code: .busy))
             }
             return .success(lock)
         } catch {

@@ -1,4 +1,5 @@
 import Foundation
+import ManashikiCore
 import Manashiki
 import ManashikiSync
 
@@ -41,7 +42,7 @@ struct OCIExportCommand: Sendable {
         case .success(let held): lock = held
         case .failure(let failure):
             let code = failure.code
-            if code == .locked { summary(outcome: "locked", code: .locked, reference: reference.description, report: nil, error: "the store is locked by another run") }
+            if code == .busy { summary(outcome: "locked", code: .busy, reference: reference.description, report: nil, error: "the store is locked by another run") }
             return code
         }
         defer { lock?.release() }
@@ -91,7 +92,7 @@ struct OCIExportCommand: Sendable {
         var problem: String
         switch OCIReference.parse(options.directory, requireTag: true) {
         case .success(let r):
-            guard r.plainHTTP && !URLPolicy.isLoopback(r.host) else { return r }
+            guard r.plainHTTP && !LoopbackHost.matches(r.host) else { return r }
             problem = "\(r) is plain http to another host — use oci:// (https); plain http is allowed only to this machine"
         case .failure(let p): problem = p.description
         }

@@ -105,7 +105,7 @@ struct ReconcileRun: Sendable {
         // 3, like a run whose required models could not all be delivered.
         case .refused where report.plan?.refusal?.isOverBudget == true: return (.partialFailure, word)
         case .failed, .refused: return (.failure, word)
-        case .locked: return (.locked, word)
+        case .storeBusy: return (.busy, word)
         case .cancelled: return (SignalTrap.caughtExitCode ?? .interrupted, word)
         }
     }

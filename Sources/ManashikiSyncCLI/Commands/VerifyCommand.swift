@@ -49,7 +49,7 @@ package struct VerifyCommand: Sendable {
             return .failure
         }
         if options.repair, let manifest { return await repair(manifest, layout: layout) }
-        guard let found = await check(layout, manifest: manifest) else { return .locked }
+        guard let found = await check(layout, manifest: manifest) else { return .busy }
         return finish(Self.findings(found, manifest: manifest), bytes: found.bytesHashed, note: found.stateNote, repaired: nil, layout: layout)
     }
 
@@ -63,7 +63,7 @@ package struct VerifyCommand: Sendable {
                                               jsonSummary: false).repair(onVerified: { before in
             self.print(Self.findings(before, manifest: manifest), note: before.stateNote, repairing: true)
         }) else { return .usage }
-        if report.locked { return lockedExit(layout) }
+        if report.storeBusy { return lockedExit(layout) }
         if let failure = report.failure {
             // A read-only store, say: report what happened, not "locked".
             let advice = ErrorAdvice.text(for: failure)
@@ -84,8 +84,8 @@ package struct VerifyCommand: Sendable {
 
     private func lockedExit(_ layout: StoreLayout) -> ExitCode {
         context.console.error(StoreLock.heldMessage(layout, waited: context.global.lockTimeout))
-        emitSummary(outcome: "locked", code: .locked, findings: [], bytes: 0, note: nil)
-        return .locked
+        emitSummary(outcome: "locked", code: .busy, findings: [], bytes: 0, note: nil)
+        return .busy
     }
 
     /// Verifies under the store lock (or without it on a read-only store; never creating a
