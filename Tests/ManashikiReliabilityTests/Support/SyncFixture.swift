@@ -12,10 +12,6 @@ enum Keys {
     static let legacy = "sk_live_RelLegacyKeyZ0123456789xyz"
 }
 
-/// TransferFaultTests' name for a `ScratchDirectory` (transfer-perf's file, issue #21): to go
-/// once it says `ScratchDirectory` like the rest.
-typealias Scratch = ScratchDirectory
-
 /// A development registry with three small models, a scratch directory with a manifest whose
 /// store is `<dir>/models`, and helpers to run the built `manashiki-sync` against it.
 final class SyncFixture: @unchecked Sendable {
