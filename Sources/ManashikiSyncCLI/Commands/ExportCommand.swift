@@ -120,8 +120,8 @@ package struct ExportCommand: Sendable {
 
     private func summary(outcome: String, code: ExitCode, bundle: BundleLayout, report: BundleExporter.Report?, error: String?) {
         guard context.global.json else { return }
-        JSONEventWriter(console: context.console).emit("summary", ExportSummaryFields(
-            outcome: outcome, exitCode: Int(code.rawValue), exitName: code.name, bundle: bundle.directory.path,
+        JSONEventWriter(console: context.console).summary(command: "export", outcome: outcome, exit: code, ExportSummaryFields(
+            bundle: bundle.directory.path,
             copied: (report?.copied ?? []).map(ArtifactFields.init), present: (report?.present ?? []).map(ArtifactFields.init),
             failures: (report?.failures ?? []).map { ModelMessageFields(modelId: $0.modelId, message: $0.message) },
             repaired: (report?.repaired ?? []).map(RepairedBlobFields.init), removedTemporaries: report?.removedTemporaries ?? [],
@@ -149,10 +149,6 @@ private struct RepairedBlobFields: Encodable {
 
 /// The `summary` of `export`.
 private struct ExportSummaryFields: Encodable {
-    var command = "export"
-    var outcome: String
-    var exitCode: Int
-    var exitName: String
     var bundle: String
     var copied: [ArtifactFields]
     var present: [ArtifactFields]

@@ -119,8 +119,8 @@ struct OCIExportCommand: Sendable {
 
     private func summary(outcome: String, code: ExitCode, reference: String, report: OCIPusher.Report?, error: String?) {
         guard context.global.json else { return }
-        JSONEventWriter(console: context.console).emit("summary", OCIExportSummaryFields(
-            outcome: outcome, exitCode: Int(code.rawValue), exitName: code.name, reference: reference, manifestDigest: report?.manifestDigest,
+        JSONEventWriter(console: context.console).summary(command: "export", outcome: outcome, exit: code, OCIExportSummaryFields(
+            reference: reference, manifestDigest: report?.manifestDigest,
             uploaded: (report?.uploaded ?? []).map(ArtifactFields.init), present: (report?.present ?? []).map(ArtifactFields.init),
             mounted: (report?.mounted ?? []).map(ArtifactFields.init),
             failures: (report?.failures ?? []).map { ModelMessageFields(modelId: $0.modelId, message: $0.message) },
@@ -131,10 +131,6 @@ struct OCIExportCommand: Sendable {
 
 /// The `summary` of `export oci://…`.
 private struct OCIExportSummaryFields: Encodable {
-    var command = "export"
-    var outcome: String
-    var exitCode: Int
-    var exitName: String
     var reference: String
     @Null var manifestDigest: String?
     var uploaded: [ArtifactFields]
