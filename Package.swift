@@ -65,7 +65,7 @@ let package = Package(
         .plugin(name: "DocBlocksPlugin", capability: .buildTool(), dependencies: ["manashiki-doc-blocks"], path: "Sources/DocBlocksPlugin"),
         .executableTarget(name: "manashiki-doc-snippets", dependencies: ["Manashiki", "ManashikiSync", "ManashikiRegistry"],
                           plugins: ["DocBlocksPlugin"]),
-        .executableTarget(name: "manashiki-bench", dependencies: ["ManashikiSyncCLI", "Manashiki", "ManashikiCore", "ManashikiSync", "ManashikiRegistry", "ManashikiProcess"]),
+        .executableTarget(name: "manashiki-bench", dependencies: ["ManashikiSyncCLI", "Manashiki", "ManashikiCore", "ManashikiSync", "ManashikiRegistry", "ManashikiProcess", "ManashikiLoopback"]),
         .testTarget(name: "ManashikiCoreTests", dependencies: ["ManashikiCore", "ManashikiTestSupport"]),
         .testTarget(name: "ManashikiBenchTests", dependencies: ["manashiki-bench", "ManashikiCore", "ManashikiTestSupport"]),
         .testTarget(name: "ManashikiTests", dependencies: ["Manashiki", "ManashikiCore", "ManashikiTestSupport", "ManashikiRegistry", "ManashikiProcess"]),

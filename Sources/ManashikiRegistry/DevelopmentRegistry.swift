@@ -1,4 +1,5 @@
 import Foundation
+import ManashikiCore
 
 /// A local registry speaking CONTRACT.md over real HTTP: an API origin and a storage origin
 /// (the CDN stand-in) on two ports, with fault injection and a request log.
@@ -39,7 +40,7 @@ public final class DevelopmentRegistry: Sendable {
     /// - Throws: `RegistryStartError` for a non-loopback host without `allowRemote` or an
     ///   invalid model id; file-system and socket errors.
     public static func start(catalog: RegistryCatalog, configuration: RegistryConfiguration = .init()) throws -> DevelopmentRegistry {
-        guard configuration.allowRemote || RegistryConfiguration.isLoopback(configuration.host) else {
+        guard configuration.allowRemote || LoopbackHost.matches(configuration.host) else {
             throw RegistryStartError("refusing to listen on \(configuration.host), which is not a loopback address: pass --allow-remote (RegistryConfiguration.allowRemote) to expose the registry to the network")
         }
         let store = try ArtifactStore(cacheDirectory: configuration.cacheDirectory)

@@ -57,11 +57,6 @@ public struct RegistryConfiguration: Sendable {
         self.maxJSONBodyBytes = maxJSONBodyBytes
         self.requestLogLimit = requestLogLimit
     }
-
-    /// Whether `host` is a loopback address.
-    static func isLoopback(_ host: String) -> Bool {
-        host == "localhost" || host == "::1" || host.hasPrefix("127.")
-    }
 }
 
 /// Why a registry could not start.

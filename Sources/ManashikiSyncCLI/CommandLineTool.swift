@@ -29,9 +29,9 @@ public struct CommandLineTool: Sendable {
             console.err.write("Run `\(help)` for usage.\n")
             if arguments.contains("--json") {
                 // A consumer of --json reads exactly one summary on every path, a usage error too.
-                JSONEventWriter(console: console).emit("summary", StoppedSummaryFields(
+                JSONEventWriter(console: console).stopped(
                     command: error.command, outcome: "usage-error", exit: .usage,
-                    error: ErrorFields(message: error.message, hint: "run `\(help)`", kind: "terminal")))
+                    error: ErrorFields(message: error.message, hint: "run `\(help)`", kind: "terminal"))
             }
             return .usage
         }

@@ -26,8 +26,8 @@ public enum ExitCode: Int32, Sendable, CaseIterable, CustomStringConvertible {
     case damaged = 4
     /// `plan`: applying the manifest would change the store.
     case changesPending = 10
-    /// Another run holds the store's lock.
-    case locked = 75
+    /// Another run holds the store's lock (JSON name `locked`).
+    case busy = 75
     /// Interrupted by SIGINT.
     case interrupted = 130
     /// Terminated by SIGTERM.
@@ -42,11 +42,15 @@ public enum ExitCode: Int32, Sendable, CaseIterable, CustomStringConvertible {
         case .partialFailure: return "partial-failure"
         case .damaged: return "damaged"
         case .changesPending: return "changes-pending"
-        case .locked: return "locked"
+        case .busy: return "locked"
         case .interrupted: return "interrupted"
         case .terminated: return "terminated"
         }
     }
+
+    /// The former name of ``busy``.
+    @available(*, deprecated, renamed: "busy")
+    public static var locked: ExitCode { .busy }
 
     /// `3 (partial-failure)`.
     public var description: String { "\(rawValue) (\(name))" }

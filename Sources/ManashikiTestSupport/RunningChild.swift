@@ -121,7 +121,9 @@ package final class RunningChild: @unchecked Sendable {
     }
 
     /// Runs `executable` to the end, blocking (see `start` for the environment); a program that
-    /// cannot be started gives status -1 and the reason as its standard error.
+    /// cannot be started gives status -1 and the reason as its standard error. The default
+    /// directory is the temporary directory itself (probes and short tools that write nothing;
+    /// one that writes is given a `ScratchDirectory`).
     @discardableResult
     package static func run(_ executable: URL, _ arguments: [String], environment: [String: String] = [:],
                             path: String = "/usr/bin:/bin:/usr/sbin:/sbin",

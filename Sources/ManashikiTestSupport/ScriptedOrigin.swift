@@ -44,23 +44,13 @@ package final class ScriptedOrigin: @unchecked Sendable {
     package func url(_ path: String) -> URL { URL(string: "http://127.0.0.1:\(port)\(path)")! }
 
     /// Listens on a free loopback port and answers every request with `handler`'s steps.
+    /// - Throws: the socket call's error when no port could be bound.
     package init(_ handler: @escaping Handler) throws {
         self.state = Locked(State(handler: handler))
-        let fd = socket(AF_INET, POSIXSocket.streamType, 0)
-        guard fd >= 0 else { throw POSIXError(.EIO) }
-        var one: Int32 = 1
-        setsockopt(fd, SOL_SOCKET, SO_REUSEADDR, &one, socklen_t(MemoryLayout<Int32>.size))
-        var addr = sockaddr_in()
-        addr.sin_family = sa_family_t(AF_INET)
-        addr.sin_port = 0
-        addr.sin_addr.s_addr = inet_addr("127.0.0.1")
-        let bound = withUnsafePointer(to: &addr) { $0.withMemoryRebound(to: sockaddr.self, capacity: 1) { bind(fd, $0, socklen_t(MemoryLayout<sockaddr_in>.size)) } }
-        guard bound == 0, listen(fd, 64) == 0 else { close(fd); throw POSIXError(.EADDRINUSE) }
-        var actual = sockaddr_in()
-        var len = socklen_t(MemoryLayout<sockaddr_in>.size)
-        _ = withUnsafeMutablePointer(to: &actual) { $0.withMemoryRebound(to: sockaddr.self, capacity: 1) { getsockname(fd, $0, &len) } }
+        // Bound as the development registry binds its origins (the one listening-socket code).
+        let (fd, port) = try POSIXSocket.listen(host: "127.0.0.1", port: 0)
         listenFD = fd
-        port = UInt16(bigEndian: actual.sin_port)
+        self.port = port
         // The accept loop holds the origin only while handing a connection over, so the origin
         // goes away (and stops) with its last reference.
         let thread = Thread { [weak self, fd] in ScriptedOrigin.acceptLoop(fd) { self } }

@@ -1,5 +1,6 @@
 import Foundation
 import Testing
+import ManashikiTestSupport
 @testable import manashiki_bench
 
 @Suite("the network suite's reading of nginx's access log")
@@ -27,11 +28,10 @@ struct NginxAccessLogTests {
     #if os(Linux)
     @Test("what nginx itself writes in that format adds up: a ranged and a whole GET over two connections")
     func realNginx() throws {
-        let dir = URL(fileURLWithPath: NSTemporaryDirectory()).appendingPathComponent("nginx-log-\(UUID().uuidString)")
-        try FileManager.default.createDirectory(at: dir.appendingPathComponent("www"), withIntermediateDirectories: true)
-        defer { try? FileManager.default.removeItem(at: dir) }
-        try Data(repeating: 7, count: 1 << 20).write(to: dir.appendingPathComponent("www/blob"))
-        let nginx = try Nginx(root: dir.appendingPathComponent("www"), workdir: dir, options: Nginx.Options(limitRate: "64m", accessLog: true))
+        let scratch = ScratchDirectory("nginx-log")
+        let www = try scratch.directory("www")
+        try Data(repeating: 7, count: 1 << 20).write(to: www.appendingPathComponent("blob"))
+        let nginx = try Nginx(root: www, workdir: scratch.url, options: Nginx.Options(limitRate: "64m", accessLog: true))
         defer { nginx.stop() }
         let log = try #require(nginx.accessLog)
         log.reset()

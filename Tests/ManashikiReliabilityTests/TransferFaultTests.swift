@@ -29,7 +29,7 @@ struct TransferFaultTests {
     @Test("an endless body stops at size + 1 byte: bodyTooLong, nothing installed, the origin stops sending")
     func endlessBody() async throws {
         let scripted = try ScriptedRegistry(models: [.init(id: "tiny", version: "1.0.0", bytes: Data(repeating: 7, count: 100_000))])
-        let scratch = Scratch()
+        let scratch = ScratchDirectory("transfer-fault")
         let client = try ManashikiClient(apiKey: Keys.publishable, baseURL: scripted.baseURL, storageDirectory: scratch.url)
         _ = try await client.downloadModel("tiny")
         let before = StoreSnapshot.capture(scratch.url)
@@ -67,7 +67,7 @@ struct TransferFaultTests {
         let (label, header) = Self.badLengths[index]
         let bytes = Data((0..<100_000).map { UInt8($0 % 251) })
         let scripted = try ScriptedRegistry(models: [.init(id: "tiny", version: "1.0.0", bytes: bytes)])
-        let scratch = Scratch()
+        let scratch = ScratchDirectory("transfer-fault")
         let client = try ManashikiClient(apiKey: Keys.publishable, baseURL: scripted.baseURL, storageDirectory: scratch.url)
         _ = try await client.downloadModel("tiny")
         let before = StoreSnapshot.capture(scratch.url)
@@ -190,7 +190,7 @@ struct TransferFaultTests {
             sent.withLock { $0 = value }
             return ScriptedOrigin.json(#"{"error": {"code": "rate_limited", "message": "slow down"}}"#, status: 429, headers: ["Retry-After: \(value)"])
         }
-        let scratch = Scratch()
+        let scratch = ScratchDirectory("transfer-fault")
         let sleeps = Locked<[Duration]>([])
         let report = try await reconcile(baseURL: scripted.baseURL, store: scratch.url, models: ["beta"], maxAttempts: 3, sleeps: sleeps)
         #expect(report.outcome == .changed, "\(report.summary)")
@@ -214,7 +214,7 @@ struct TransferFaultTests {
             }
             return ScriptedOrigin.json(#"{"error": {"code": "not_found", "message": "gone"}}"#, status: 404)
         }
-        let scratch = Scratch()
+        let scratch = ScratchDirectory("transfer-fault")
         let sleeps = Locked<[Duration]>([])
         let report = try await reconcile(baseURL: scripted.baseURL, store: scratch.url, models: ["alpha", "beta"], maxAttempts: 5, sleeps: sleeps)
         #expect(report.outcome == .partialFailure)

@@ -37,6 +37,7 @@ struct BuildReleaseTests {
 
     @Test("a plain swift build says its commit is unknown")
     func plainBuild() async throws {
+        // The temporary directory itself, not a ScratchDirectory: --version writes nothing.
         let r = try await CLIProcess.run(["--version"], in: FileManager.default.temporaryDirectory)
         #expect(r.status == 0)
         #expect(r.stdout == "manashiki-sync \(ManashikiSDK.version) (unknown commit: not built by scripts/build-release)\n")

@@ -1,4 +1,5 @@
 import Foundation
+import ManashikiCore
 
 /// Which URLs the SDK connects to (CONTRACT §3): `https` anywhere, `http` only to a loopback
 /// host, never credentials in the URL, never any other scheme.
@@ -16,20 +17,14 @@ public enum URLPolicy {
         guard let host = components.host, !host.isEmpty else { return "it has no host" }
         switch scheme {
         case "https": return nil
-        case "http": return allowingPlainHTTP || isLoopback(host) ? nil : "plain http to \(host) is not encrypted; only https, or http to this machine, is allowed"
+        case "http": return allowingPlainHTTP || LoopbackHost.matches(host) ? nil : "plain http to \(host) is not encrypted; only https, or http to this machine, is allowed"
         default: return "the \(scheme): scheme is not allowed"
         }
     }
 
-    /// Whether `host` names this machine: `localhost`, `127.0.0.0/8` or `::1`.
-    public static func isLoopback(_ host: String) -> Bool {
-        var h = host.lowercased()
-        if h.hasPrefix("[") && h.hasSuffix("]") { h = String(h.dropFirst().dropLast()) }
-        if h == "localhost" || h == "localhost." || h == "::1" || h == "0:0:0:0:0:0:0:1" { return true }
-        let parts = h.split(separator: ".", omittingEmptySubsequences: false)
-        guard parts.count == 4, parts[0] == "127" else { return false }
-        return parts.allSatisfy { p in !p.isEmpty && p.count <= 3 && p.allSatisfy(\.isASCII) && p.allSatisfy(\.isNumber) && Int(p)! <= 255 }
-    }
+    /// Whether `host` names this machine: `localhost`, `127.0.0.0/8` or `::1`
+    /// (`LoopbackHost`, the one check of the package).
+    public static func isLoopback(_ host: String) -> Bool { LoopbackHost.matches(host) }
 
     /// Whether two URLs share scheme, host and port.
     public static func sameOrigin(_ a: URL, _ b: URL) -> Bool {

@@ -160,7 +160,8 @@ public struct ModelCompatibility: Codable, Sendable, Hashable {
 
 /// A device platform named in `compatibility.platforms`.
 ///
-/// Unknown values decode as themselves rather than failing the record.
+/// Unknown values decode as themselves rather than failing the record (the standard library's
+/// `RawRepresentable` coding: the wire string, through the non-failable `init(rawValue:)`).
 public struct Platform: RawRepresentable, Codable, Sendable, Hashable, ExpressibleByStringLiteral, CustomStringConvertible {
     /// The wire value, such as `ios`.
     public var rawValue: String
@@ -191,17 +192,6 @@ public struct Platform: RawRepresentable, Codable, Sendable, Hashable, Expressib
     public static let windows: Platform = "windows"
     /// Every value the contract names.
     public static let known: [Platform] = [.ios, .ipados, .macos, .visionos, .watchos, .tvos, .linux, .android, .windows]
-
-    /// Decodes the wire string; any value decodes (unknown platforms are kept as they are).
-    public init(from decoder: any Decoder) throws {
-        rawValue = try decoder.singleValueContainer().decode(String.self)
-    }
-
-    /// Encodes the wire string.
-    public func encode(to encoder: any Encoder) throws {
-        var c = encoder.singleValueContainer()
-        try c.encode(rawValue)
-    }
 }
 
 /// Where a model is in its life.
@@ -235,8 +225,9 @@ public struct ModelLifecycle: Codable, Sendable, Hashable {
     }
 }
 
-/// A lifecycle status. Values the SDK does not know are kept as `.unknown(value)`.
-public enum LifecycleStatus: Codable, Sendable, Hashable, CustomStringConvertible {
+/// A lifecycle status. Values the SDK does not know are kept as `.unknown(value)` (coded as the
+/// wire string by `RawRepresentable`, like `Platform`).
+public enum LifecycleStatus: RawRepresentable, Codable, Sendable, Hashable, CustomStringConvertible {
     /// Not yet published.
     case draft
     /// Published for testing.
@@ -276,21 +267,11 @@ public enum LifecycleStatus: Codable, Sendable, Hashable, CustomStringConvertibl
 
     /// The wire value.
     public var description: String { rawValue }
-
-    /// Decodes the wire string; a status not in the contract's list is kept as `.unknown`.
-    public init(from decoder: any Decoder) throws {
-        self.init(rawValue: try decoder.singleValueContainer().decode(String.self))
-    }
-
-    /// Encodes the wire string.
-    public func encode(to encoder: any Encoder) throws {
-        var c = encoder.singleValueContainer()
-        try c.encode(rawValue)
-    }
 }
 
-/// Who can download a model (its publication mode).
-public enum ModelVisibility: Codable, Sendable, Hashable, CustomStringConvertible {
+/// Who can download a model (its publication mode). A mode the SDK does not know is kept as
+/// `.unknown(value)` (coded as the wire string by `RawRepresentable`, like `Platform`).
+public enum ModelVisibility: RawRepresentable, Codable, Sendable, Hashable, CustomStringConvertible {
     /// Anyone with a key of the organisation (or any key, for public catalogs).
     case `public`
     /// Organisation-private: downloads need a session token.
@@ -318,15 +299,4 @@ public enum ModelVisibility: Codable, Sendable, Hashable, CustomStringConvertibl
 
     /// The wire value.
     public var description: String { rawValue }
-
-    /// Decodes the wire string; a mode not in the contract's list is kept as `.unknown`.
-    public init(from decoder: any Decoder) throws {
-        self.init(rawValue: try decoder.singleValueContainer().decode(String.self))
-    }
-
-    /// Encodes the wire string.
-    public func encode(to encoder: any Encoder) throws {
-        var c = encoder.singleValueContainer()
-        try c.encode(rawValue)
-    }
 }

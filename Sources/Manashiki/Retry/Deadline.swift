@@ -41,12 +41,6 @@ package struct Deadline: Sendable, Hashable, Comparable {
         try await Task.sleep(nanoseconds: min(UInt64(max(0, seconds) * 1e9), uptimeNanoseconds - now))
     }
 
-    /// Sleeps until the deadline (at once when it has passed).
-    package func sleepUntil() async throws {
-        let now = Self.now
-        if now < uptimeNanoseconds { try await Task.sleep(nanoseconds: uptimeNanoseconds - now) }
-    }
-
     package static func < (a: Deadline, b: Deadline) -> Bool { a.uptimeNanoseconds < b.uptimeNanoseconds }
 }
 

@@ -53,13 +53,13 @@ package enum FileCopy {
             if FileClone.clone(source, into: directoryFD, name: name) {
                 created = true
                 fd = try POSIX.call("open", displayPath) { openat(directoryFD, name, O_RDWR | O_NOFOLLOW | O_CLOEXEC) }
-                _ = flock(fd, LOCK_EX | LOCK_NB)
+                _ = POSIX.tryLock(fd)
                 let (sha, size) = try hash(fd, path: displayPath, maxSize: maxSize)
                 return Copied(fd: fd, sha256: sha, size: size, method: "clonefile")
             }
             fd = try POSIX.call("create", displayPath) { openat(directoryFD, name, O_RDWR | O_CREAT | O_EXCL | O_NOFOLLOW | O_CLOEXEC, 0o644) }
             created = true
-            _ = flock(fd, LOCK_EX | LOCK_NB)
+            _ = POSIX.tryLock(fd)
             let (sha, size, method) = try copyAndHash(source, sourcePath: sourcePath, to: fd, path: displayPath, maxSize: maxSize)
             return Copied(fd: fd, sha256: sha, size: size, method: method)
         } catch {

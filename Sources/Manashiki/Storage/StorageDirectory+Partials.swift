@@ -175,19 +175,6 @@ extension StorageDirectory {
         return best
     }
 
-    /// Removes the partials of `modelId` that no live download holds; returns their names.
-    @discardableResult
-    package func removePartials(of modelId: String) -> [String] {
-        var removed: [String] = []
-        for name in partialNames() where StoreLayout.modelId(ofPartial: name) == modelId {
-            guard let fd = lockPartial(name) else { continue }
-            close(fd)
-            removePartial(name)
-            removed.append(name)
-        }
-        return removed.sorted()
-    }
-
     /// The partial downloads on disk (read only; held ones are reported as in use).
     package func keptPartials() -> [KeptPartial] { Self.keptPartials(inFolder: partialFD, path: partialPath("")) }
 

@@ -92,7 +92,7 @@ package final class StorageDirectory: @unchecked Sendable {
             // Held until the file is installed or removed, so cleaners know it is live. A
             // cleaner may have locked and unlinked the new file between openat and flock: then
             // the name no longer refers to it, and we start again with another name.
-            guard flock(fd, LOCK_EX | LOCK_NB) == 0, isStillNamed(name, fd) else {
+            guard POSIX.tryLock(fd), isStillNamed(name, fd) else {
                 close(fd)
                 continue
             }

@@ -1,5 +1,6 @@
 #if os(Linux)
 import Foundation
+import ManashikiCore
 import CManashikiShims
 import ManashikiCore
 
@@ -402,7 +403,7 @@ enum CurlErrorText {
         case 6: return .transport("could not resolve \(host)")
         case 7:
             let endpoint = port.map { host.contains(":") ? "[\(host)]:\($0)" : "\(host):\($0)" } ?? host
-            let loopback = host == "localhost" || host.hasPrefix("127.") || host == "::1"
+            let loopback = LoopbackHost.matches(host)
             return .transport("could not connect to \(endpoint) (connection refused or unreachable)"
                               + (loopback ? ": nothing is listening there on this machine; start the server or check the port" : ""))
         case 28: return .transport("\(host) stopped sending data (timed out)")

@@ -170,7 +170,7 @@ public enum RegistryCommand {
             }
             if command == "check" { return .check(directory: directory) }
             let o = state.serve
-            if !o.allowRemote, !RegistryConfiguration.isLoopback(o.host) {
+            if !o.allowRemote, !LoopbackHost.matches(o.host) {
                 throw UsageError("--host \(o.host) is not a loopback address; add --allow-remote to expose the registry to the network")
             }
             return .serve(directory: directory, configuration: o)

@@ -1,4 +1,5 @@
 import Foundation
+import ManashikiCore
 
 /// Turns fired faults into answers (request-level faults) or wire damage (body faults).
 enum FaultResponses {
@@ -49,7 +50,7 @@ enum FaultResponses {
     static func location(_ target: RegistryFault.RedirectTarget, path pathAndQuery: String, base: URL) -> String {
         switch target {
         case .otherOrigin:
-            let host = base.host == "localhost" ? "127.0.0.1" : "localhost"
+            let host = base.host.map(LoopbackHost.isLocalhostName) == true ? "127.0.0.1" : "localhost"
             return "http://\(host):\(base.port ?? 80)\(pathAndQuery)"
         case .remoteHTTP:
             return "http://example.com\(pathAndQuery)"

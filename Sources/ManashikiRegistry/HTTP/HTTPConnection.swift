@@ -97,10 +97,6 @@ final class HTTPConnection {
         try? write(Data("HTTP/1.1 100 Continue\r\n\r\n".utf8))
     }
 
-    /// Whether a client that sent `Expect: 100-continue` is still waiting for permission: the
-    /// body is then not on the wire and need not be drained before a final answer.
-    var bodyWithheld: Bool { expectsContinue }
-
     /// Writes all of `data`.
     func write(_ data: Data) throws {
         try data.withUnsafeBytes { try write($0) }

@@ -1,4 +1,5 @@
 import Foundation
+import ManashikiCore
 #if canImport(Glibc)
 import Glibc
 #elseif canImport(Musl)
@@ -54,7 +55,7 @@ package enum POSIXSocket {
         var address = sockaddr_in()
         address.sin_family = sa_family_t(AF_INET)
         address.sin_port = port.bigEndian
-        let literal = host == "localhost" ? "127.0.0.1" : host
+        let literal = LoopbackHost.isLocalhostName(host) ? "127.0.0.1" : host
         guard inet_pton(AF_INET, literal, &address.sin_addr) == 1 else {
             throw SocketError(operation: "inet_pton(\(host)): not an IPv4 address", code: EINVAL)
         }

@@ -17,7 +17,7 @@ import Manashiki
 public struct Reconciler: Sendable {
     /// How a run behaves beyond what the manifest says.
     public struct Options: Sendable {
-        /// How long to wait for another run's lock before giving up with `.locked`. Default 30 s.
+        /// How long to wait for another run's lock before giving up with `.storeBusy`. Default 30 s.
         public var lockTimeout: Duration
         /// How often to retry the lock while waiting.
         public var lockPollInterval: Duration

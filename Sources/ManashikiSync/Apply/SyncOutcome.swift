@@ -10,12 +10,16 @@ public enum SyncOutcome: String, Sendable, Hashable {
     case partialFailure
     /// Nothing could be applied (the catalog or the key failed, or every action failed).
     case failed
-    /// Another run holds the store's lock.
-    case locked
+    /// Another run holds the store's lock (raw value and `--json` word: `locked`).
+    case storeBusy = "locked"
     /// The plan was refused before any byte moved (not enough disk space).
     case refused
     /// The run was cancelled.
     case cancelled
     /// A dry run: the plan was made and nothing applied.
     case planned
+
+    /// The former name of ``storeBusy``.
+    @available(*, deprecated, renamed: "storeBusy")
+    public static var locked: SyncOutcome { .storeBusy }
 }

@@ -50,7 +50,7 @@ public struct SyncReport: Sendable, Equatable {
     /// Whether running again later, unchanged, may succeed: every failure is retryable (or the
     /// store was locked) and nothing is blocked.
     public var isRetryable: Bool {
-        if outcome == .locked { return true }
+        if outcome == .storeBusy { return true }
         let blocked = results.contains { if case .blocked = $0.status { return true } else { return false } }
         return !failures.isEmpty && !blocked && failures.allSatisfy(\.isRetryable)
     }

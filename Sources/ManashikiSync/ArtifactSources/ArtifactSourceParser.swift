@@ -116,7 +116,7 @@ enum ArtifactSourceParser {
         switch scheme {
         case "https": return .success(url)
         case "http":
-            if allowHTTP || URLPolicy.isLoopback(host) { return .success(url) }
+            if allowHTTP || LoopbackHost.matches(host) { return .success(url) }
             return .failure(URLProblem(message: "\(shown) is plain http to another host",
                                        hint: "use https, or add \"allowHTTP\": true — safe for integrity (every byte is verified against its SHA-256) but anyone on the path sees which models are fetched",
                                        isPlainHTTP: true))

@@ -16,7 +16,7 @@ enum OCISourceParser {
         case .success(let r): reference = r
         case .failure(let p): problems.append(ManifestProblem(path: ManifestPath.join(path, "oci"), message: p.message, hint: p.hint))
         }
-        if let r = reference, r.plainHTTP, !allowHTTP, !URLPolicy.isLoopback(r.host) {
+        if let r = reference, r.plainHTTP, !allowHTTP, !LoopbackHost.matches(r.host) {
             problems.append(ManifestProblem(path: ManifestPath.join(path, "oci"), message: "\(r.registry) is plain http to another host",
                                             hint: "use https (write the registry without http://), or add \"allowHTTP\": true — safe for integrity (every byte is verified against its SHA-256) but anyone on the path sees which models are fetched, and credentials would travel in the clear"))
         }
@@ -45,7 +45,7 @@ enum OCISourceParser {
         switch OCIReference.parse(text) {
         case .failure(let p): return .failure(.init(message: p.message, hint: p.hint))
         case .success(let r):
-            if r.plainHTTP && !URLPolicy.isLoopback(r.host) {
+            if r.plainHTTP && !LoopbackHost.matches(r.host) {
                 return .failure(.init(message: "\(r) is plain http to another host",
                                       hint: "use oci://, or list it in the manifest's \"sources\" as {\"oci\": \"http://\(r.registry)/\(r.repository)\", \"allowHTTP\": true}"))
             }

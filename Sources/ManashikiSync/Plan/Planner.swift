@@ -74,7 +74,7 @@ package enum Planner {
         let snapshot = input.snapshot
         guard let file = snapshot.files[id] else { return .absent }
         let installed = snapshot.state.models[id]
-        if let installed, installed.identity == file.identity {
+        if let installed, snapshot.isTrusted(id) {
             return .healthy(Healthy(version: installed.version, sha256: installed.sha256, size: installed.size, recorded: true))
         }
         if let sha = file.hashedSHA256 {

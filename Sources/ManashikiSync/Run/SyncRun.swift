@@ -63,7 +63,7 @@ final class SyncRun: Sendable {
             return SyncReport(outcome: .failed, runFailure: SyncFailure(error))
         }
         guard let storeLock else {
-            return SyncReport(outcome: .locked, runFailure: SyncFailure(kind: .retryable,
+            return SyncReport(outcome: .storeBusy, runFailure: SyncFailure(kind: .retryable,
                 message: StoreLock.heldMessage(layout, waited: options.lockTimeout)))
         }
         defer { storeLock.release() }

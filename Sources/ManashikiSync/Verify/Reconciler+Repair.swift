@@ -19,9 +19,9 @@ extension Reconciler {
         let layout = StoreLayout(directory: manifest.storeDirectory)
         let platform = (options.device ?? manifest.device ?? .current).platform
         let before: VerificationReport
-        switch await verifyLocked(layout, platform: platform) {
-        case .report(let report): before = report
-        case .locked: return RepairReport(before: .empty, after: .empty, locked: true)
+        switch await verifyHoldingLock(layout, platform: platform) {
+        case .report(let report, _): before = report
+        case .storeBusy: return RepairReport(before: .empty, after: .empty, storeBusy: true)
         }
         let damaged = Set(before.damagedModelIds)
         guard !damaged.isEmpty else { return RepairReport(before: before, after: before) }
@@ -34,7 +34,7 @@ extension Reconciler {
         do {
             guard let lock = try await StoreLock.acquire(layout, timeout: options.lockTimeout, pollInterval: options.lockPollInterval,
                                                          sleep: options.sleep) else {
-                return RepairReport(before: before, after: before, locked: true)
+                return RepairReport(before: before, after: before, storeBusy: true)
             }
             if case .loaded(var state) = StateFile.read(layout) {
                 for id in damaged { forgotten[id] = state.models.removeValue(forKey: id) }
@@ -50,11 +50,11 @@ extension Reconciler {
         var repairOptions = options
         repairOptions.dryRun = false
         let sync = await Reconciler(manifest: subset, registry: registry, options: repairOptions).run(onEvent: onEvent)
-        if sync.outcome == .locked { return RepairReport(before: before, sync: sync, after: before, locked: true) }
+        if sync.outcome == .storeBusy { return RepairReport(before: before, sync: sync, after: before, storeBusy: true) }
         if let failure = await restore(forgotten, layout) { return RepairReport(before: before, sync: sync, after: before, failure: failure) }
-        switch await verifyLocked(layout, platform: platform) {
-        case .report(let after): return RepairReport(before: before, sync: sync, after: Self.unrepaired(before, after))
-        case .locked: return RepairReport(before: before, sync: sync, after: before, locked: true)
+        switch await verifyHoldingLock(layout, platform: platform) {
+        case .report(let after, _): return RepairReport(before: before, sync: sync, after: Self.unrepaired(before, after))
+        case .storeBusy: return RepairReport(before: before, sync: sync, after: before, storeBusy: true)
         }
     }
 
@@ -92,20 +92,10 @@ extension Reconciler {
         }
     }
 
-    private enum Verification { case report(VerificationReport), locked }
-
-    /// Verifies under the store lock, or without it on a store nobody can write (read-only).
-    private func verifyLocked(_ layout: StoreLayout, platform: Platform) async -> Verification {
-        var lock: StoreLock?
-        if FileManager.default.fileExists(atPath: layout.directory.path) {
-            do {
-                lock = try await StoreLock.acquire(layout, timeout: options.lockTimeout, pollInterval: options.lockPollInterval, sleep: options.sleep)
-                guard lock != nil else { return .locked }
-            } catch {
-                // A read-only store: nobody writes it through this path; verify without the lock.
-            }
-        }
-        defer { lock?.release() }
-        return .report(await Verifier.verify(layout, expecting: manifest.models.filter { $0.applies(to: platform) }.map(\.id)))
+    /// Verifies under the store lock (`Verifier.verifyHoldingLock`) what the manifest lists
+    /// for `platform`.
+    private func verifyHoldingLock(_ layout: StoreLayout, platform: Platform) async -> Verifier.LockedVerification {
+        await Verifier.verifyHoldingLock(layout, expecting: manifest.models.filter { $0.applies(to: platform) }.map(\.id),
+                                         timeout: options.lockTimeout, pollInterval: options.lockPollInterval, sleep: options.sleep)
     }
 }

@@ -14,15 +14,22 @@ public struct RepairReport: Sendable, Equatable {
     /// another run, or cannot be written).
     public var failure: SyncFailure?
     /// Whether another run held the store's lock.
-    public var locked: Bool
+    public var storeBusy: Bool
 
     /// Creates a report.
-    public init(before: VerificationReport, sync: SyncReport? = nil, after: VerificationReport, failure: SyncFailure? = nil, locked: Bool = false) {
+    public init(before: VerificationReport, sync: SyncReport? = nil, after: VerificationReport, failure: SyncFailure? = nil, storeBusy: Bool = false) {
         self.before = before
         self.sync = sync
         self.after = after
         self.failure = failure
-        self.locked = locked
+        self.storeBusy = storeBusy
+    }
+
+    /// The former name of ``storeBusy``.
+    @available(*, deprecated, renamed: "storeBusy")
+    public var locked: Bool {
+        get { storeBusy }
+        set { storeBusy = newValue }
     }
 
     /// The models that were damaged and are intact now.
@@ -31,5 +38,5 @@ public struct RepairReport: Sendable, Equatable {
     }
 
     /// Whether every recorded file is intact after the repair.
-    public var isHealthy: Bool { failure == nil && !locked && after.isHealthy }
+    public var isHealthy: Bool { failure == nil && !storeBusy && after.isHealthy }
 }

@@ -42,10 +42,10 @@ package struct CommandContext: Sendable {
     package func report(_ error: ConfigurationError, command: String) -> ExitCode {
         error.lines.forEach(console.error)
         if global.json {
-            JSONEventWriter(console: console).emit("summary", StoppedSummaryFields(
+            JSONEventWriter(console: console).stopped(
                 command: command, outcome: "manifest-error", exit: .usage,
                 error: ErrorFields(message: error.lines.first ?? "invalid manifest", hint: "fix the manifest", kind: "terminal"),
-                problems: error.problems))
+                problems: error.problems)
         }
         return .usage
     }
@@ -54,8 +54,8 @@ package struct CommandContext: Sendable {
     package func report(_ error: KeyError, command: String) -> ExitCode {
         console.error(error.message)
         if global.json {
-            JSONEventWriter(console: console).emit("summary", StoppedSummaryFields(
-                command: command, outcome: "key-error", exit: .usage, error: ErrorFields(message: error.message, hint: nil, kind: "terminal")))
+            JSONEventWriter(console: console).stopped(
+                command: command, outcome: "key-error", exit: .usage, error: ErrorFields(message: error.message, hint: nil, kind: "terminal"))
         }
         return .usage
     }

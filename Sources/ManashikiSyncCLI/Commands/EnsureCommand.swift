@@ -26,9 +26,9 @@ package struct EnsureCommand: Sendable {
         do throws(EnsureError) { try Reconciler.check(modelIds, in: manifest) } catch {
             context.console.error(error.description)
             if context.global.json {
-                JSONEventWriter(console: context.console).emit("summary", StoppedSummaryFields(
+                JSONEventWriter(console: context.console).stopped(
                     command: "ensure", outcome: "usage-error", exit: .usage,
-                    error: ErrorFields(message: error.description, hint: "list the model in the manifest's models", kind: "terminal")))
+                    error: ErrorFields(message: error.description, hint: "list the model in the manifest's models", kind: "terminal"))
             }
             return .usage
         }

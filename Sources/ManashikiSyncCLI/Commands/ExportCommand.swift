@@ -43,7 +43,7 @@ package struct ExportCommand: Sendable {
         case .success(let held): lock = held
         case .failure(let failure):
             let code = failure.code
-            if code == .locked { summary(outcome: "locked", code: .locked, bundle: bundle, report: nil, error: "the store is locked by another run") }
+            if code == .busy { summary(outcome: "locked", code: .busy, bundle: bundle, report: nil, error: "the store is locked by another run") }
             return code
         }
         defer { lock?.release() }
@@ -53,8 +53,8 @@ package struct ExportCommand: Sendable {
                                                lockTimeout: context.global.lockTimeout)
         } catch let busy as BundleExporter.BundleBusy {
             context.console.error(busy.description)
-            summary(outcome: "locked", code: .locked, bundle: bundle, report: nil, error: busy.description)
-            return .locked
+            summary(outcome: "locked", code: .busy, bundle: bundle, report: nil, error: busy.description)
+            return .busy
         } catch {
             context.console.error("\(error)")
             summary(outcome: "failed", code: .failure, bundle: bundle, report: nil, error: "\(error)")
@@ -109,7 +109,7 @@ package struct ExportCommand: Sendable {
         do {
             guard let lock = try await StoreLock.acquire(layout, timeout: context.global.lockTimeout) else {
                 context.console.error(StoreLock.heldMessage(layout, waited: context.global.lockTimeout))
-                return .failure(LockFailure(code: .locked))
+                return .failure(LockFailure(code: .busy))
             }
             return .success(lock)
         } catch {
@@ -120,8 +120,8 @@ package struct ExportCommand: Sendable {
 
     private func summary(outcome: String, code: ExitCode, bundle: BundleLayout, report: BundleExporter.Report?, error: String?) {
         guard context.global.json else { return }
-        JSONEventWriter(console: context.console).emit("summary", ExportSummaryFields(
-            outcome: outcome, exitCode: Int(code.rawValue), exitName: code.name, bundle: bundle.directory.path,
+        JSONEventWriter(console: context.console).summary(command: "export", outcome: outcome, exit: code, ExportSummaryFields(
+            bundle: bundle.directory.path,
             copied: (report?.copied ?? []).map(ArtifactFields.init), present: (report?.present ?? []).map(ArtifactFields.init),
             failures: (report?.failures ?? []).map { ModelMessageFields(modelId: $0.modelId, message: $0.message) },
             repaired: (report?.repaired ?? []).map(RepairedBlobFields.init), removedTemporaries: report?.removedTemporaries ?? [],
@@ -149,10 +149,6 @@ private struct RepairedBlobFields: Encodable {
 
 /// The `summary` of `export`.
 private struct ExportSummaryFields: Encodable {
-    var command = "export"
-    var outcome: String
-    var exitCode: Int
-    var exitName: String
     var bundle: String
     var copied: [ArtifactFields]
     var present: [ArtifactFields]

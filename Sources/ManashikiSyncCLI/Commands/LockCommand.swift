@@ -125,8 +125,7 @@ package struct LockCommand: Sendable {
     private func emit(outcome: String, code: ExitCode, lockURL: URL, differences: [(String, String)], error: String?, models: [PinnedArtifact] = [],
                       catalogCompared: Bool? = nil) {
         guard context.global.json else { return }
-        JSONEventWriter(console: context.console).emit("summary", LockSummaryFields(
-            command: options.check ? "lock --check" : "lock", outcome: outcome, exitCode: Int(code.rawValue), exitName: code.name,
+        JSONEventWriter(console: context.console).summary(command: options.check ? "lock --check" : "lock", outcome: outcome, exit: code, LockSummaryFields(
             lockFile: lockURL.path, catalogCompared: options.check ? (catalogCompared ?? (outcome == "up-to-date" || outcome == "out-of-date")) : nil,
             models: models.map(ArtifactFields.init), differences: differences.map { ModelMessageFields(modelId: $0.0, message: $0.1) },
             error: .terminal(error)))
@@ -135,10 +134,6 @@ package struct LockCommand: Sendable {
 
 /// The `summary` of `lock` and `lock --check`.
 private struct LockSummaryFields: Encodable {
-    var command: String
-    var outcome: String
-    var exitCode: Int
-    var exitName: String
     var lockFile: String
     @Null var catalogCompared: Bool?
     var models: [ArtifactFields]

@@ -1,4 +1,5 @@
 import Foundation
+import ManashikiCore
 import Manashiki
 import ManashikiSync
 
@@ -41,7 +42,7 @@ struct OCIExportCommand: Sendable {
         case .success(let held): lock = held
         case .failure(let failure):
             let code = failure.code
-            if code == .locked { summary(outcome: "locked", code: .locked, reference: reference.description, report: nil, error: "the store is locked by another run") }
+            if code == .busy { summary(outcome: "locked", code: .busy, reference: reference.description, report: nil, error: "the store is locked by another run") }
             return code
         }
         defer { lock?.release() }
@@ -91,7 +92,7 @@ struct OCIExportCommand: Sendable {
         var problem: String
         switch OCIReference.parse(options.directory, requireTag: true) {
         case .success(let r):
-            guard r.plainHTTP && !URLPolicy.isLoopback(r.host) else { return r }
+            guard r.plainHTTP && !LoopbackHost.matches(r.host) else { return r }
             problem = "\(r) is plain http to another host — use oci:// (https); plain http is allowed only to this machine"
         case .failure(let p): problem = p.description
         }
@@ -118,8 +119,8 @@ struct OCIExportCommand: Sendable {
 
     private func summary(outcome: String, code: ExitCode, reference: String, report: OCIPusher.Report?, error: String?) {
         guard context.global.json else { return }
-        JSONEventWriter(console: context.console).emit("summary", OCIExportSummaryFields(
-            outcome: outcome, exitCode: Int(code.rawValue), exitName: code.name, reference: reference, manifestDigest: report?.manifestDigest,
+        JSONEventWriter(console: context.console).summary(command: "export", outcome: outcome, exit: code, OCIExportSummaryFields(
+            reference: reference, manifestDigest: report?.manifestDigest,
             uploaded: (report?.uploaded ?? []).map(ArtifactFields.init), present: (report?.present ?? []).map(ArtifactFields.init),
             mounted: (report?.mounted ?? []).map(ArtifactFields.init),
             failures: (report?.failures ?? []).map { ModelMessageFields(modelId: $0.modelId, message: $0.message) },
@@ -130,10 +131,6 @@ struct OCIExportCommand: Sendable {
 
 /// The `summary` of `export oci://…`.
 private struct OCIExportSummaryFields: Encodable {
-    var command = "export"
-    var outcome: String
-    var exitCode: Int
-    var exitName: String
     var reference: String
     @Null var manifestDigest: String?
     var uploaded: [ArtifactFields]

@@ -68,8 +68,8 @@ struct ReconcileRun: Sendable {
             let hint = "restore the file, or point registry.caBundle (or --ca-bundle) at the CA bundle; each run reads it again"
             context.console.error("this run cannot verify the registry: \(problem) — \(hint)")
             if context.global.json && jsonSummary {
-                JSONEventWriter(console: context.console).emit("summary", StoppedSummaryFields(
-                    command: command, outcome: "failed", exit: .failure, error: ErrorFields(message: problem, hint: hint, kind: "terminal")))
+                JSONEventWriter(console: context.console).stopped(
+                    command: command, outcome: "failed", exit: .failure, error: ErrorFields(message: problem, hint: hint, kind: "terminal"))
             }
             failure = .failure
             return nil
@@ -105,7 +105,7 @@ struct ReconcileRun: Sendable {
         // 3, like a run whose required models could not all be delivered.
         case .refused where report.plan?.refusal?.isOverBudget == true: return (.partialFailure, word)
         case .failed, .refused: return (.failure, word)
-        case .locked: return (.locked, word)
+        case .storeBusy: return (.busy, word)
         case .cancelled: return (SignalTrap.caughtExitCode ?? .interrupted, word)
         }
     }

@@ -171,7 +171,7 @@ package struct StatusCommand: Sendable {
                                capacityBytes: b.capacityBytes == Int64.max ? nil : b.capacityBytes, limitedBy: b.limitedBy.rawValue,
                                usedBytes: view.installedBytes, freeBytes: DiskSpace.available(at: view.store))
         }
-        JSONEventWriter(console: context.console).emit("summary", StatusSummaryFields(
+        JSONEventWriter(console: context.console).summary(command: "status", outcome: "ok", exit: .success, StatusSummaryFields(
             store: view.store.path, models: models, lastRun: last, note: view.note, partials: PartialsView.fields(view.partials, now: context.console.date()),
             installedBytes: view.installedBytes, budget: budget))
     }
@@ -217,10 +217,6 @@ private struct LastRunFields: Encodable {
 
 /// The `summary` of `status`.
 private struct StatusSummaryFields: Encodable {
-    var command = "status"
-    var outcome = "ok"
-    var exitCode = Int(ExitCode.success.rawValue)
-    var exitName = ExitCode.success.name
     var store: String
     var models: [StatusModelFields]
     @Null var lastRun: LastRunFields?

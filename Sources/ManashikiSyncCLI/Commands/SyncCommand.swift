@@ -73,7 +73,7 @@ package struct SyncCommand: Sendable {
         let finished = context.console.date()
         let layout = StoreLayout(directory: manifest.storeDirectory)
         let previous = LastRunRecord.read(layout)
-        if report.outcome != .locked {
+        if report.outcome != .storeBusy {
             let record = LastRunRecord(command: "sync", startedAt: started, finishedAt: finished,
                                        outcome: ResultView.outcome(report.outcome), exitCode: code.rawValue,
                                        counts: ResultView.counts(report.results), bytesDownloaded: report.bytesDownloaded,

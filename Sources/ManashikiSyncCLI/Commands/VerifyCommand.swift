@@ -49,7 +49,7 @@ package struct VerifyCommand: Sendable {
             return .failure
         }
         if options.repair, let manifest { return await repair(manifest, layout: layout) }
-        guard let found = await check(layout, manifest: manifest) else { return .locked }
+        guard let found = await check(layout, manifest: manifest) else { return .busy }
         return finish(Self.findings(found, manifest: manifest), bytes: found.bytesHashed, note: found.stateNote, repaired: nil, layout: layout)
     }
 
@@ -63,7 +63,7 @@ package struct VerifyCommand: Sendable {
                                               jsonSummary: false).repair(onVerified: { before in
             self.print(Self.findings(before, manifest: manifest), note: before.stateNote, repairing: true)
         }) else { return .usage }
-        if report.locked { return lockedExit(layout) }
+        if report.storeBusy { return lockedExit(layout) }
         if let failure = report.failure {
             // A read-only store, say: report what happened, not "locked".
             let advice = ErrorAdvice.text(for: failure)
@@ -84,29 +84,25 @@ package struct VerifyCommand: Sendable {
 
     private func lockedExit(_ layout: StoreLayout) -> ExitCode {
         context.console.error(StoreLock.heldMessage(layout, waited: context.global.lockTimeout))
-        emitSummary(outcome: "locked", code: .locked, findings: [], bytes: 0, note: nil)
-        return .locked
+        emitSummary(outcome: "locked", code: .busy, findings: [], bytes: 0, note: nil)
+        return .busy
     }
 
     /// Verifies under the store lock (or without it on a read-only store; never creating a
     /// store that does not exist); nil when locked.
     private func check(_ layout: StoreLayout, manifest: Manifest?) async -> VerificationReport? {
-        var lock: StoreLock?
-        if FileManager.default.fileExists(atPath: layout.directory.path) {
-            do {
-                lock = try await StoreLock.acquire(layout, timeout: context.global.lockTimeout)
-                guard lock != nil else { _ = lockedExit(layout); return nil }
-            } catch {
-                // A read-only store (an image layer, a mounted volume) cannot be written by anyone
-                // through this path; verify without the lock.
-                if context.global.verbosity == .verbose && !context.global.json {
-                    context.console.line("note: verifying without the store lock (\(SyncFailure(error).message))")
-                }
-            }
-        }
-        defer { lock?.release() }
         let platform = (manifest?.device ?? .current).platform
-        return await Verifier.verify(layout, expecting: manifest?.models.filter { $0.applies(to: platform) }.map(\.id) ?? [])
+        let expected = manifest?.models.filter { $0.applies(to: platform) }.map(\.id) ?? []
+        switch await Verifier.verifyHoldingLock(layout, expecting: expected, timeout: context.global.lockTimeout) {
+        case .storeBusy:
+            _ = lockedExit(layout)
+            return nil
+        case .report(let report, let unlocked):
+            if let unlocked, context.global.verbosity == .verbose && !context.global.json {
+                context.console.line("note: verifying without the store lock (\(unlocked.message))")
+            }
+            return report
+        }
     }
 
     /// The findings, sorted by model id, with the manifest's view added.
@@ -184,8 +180,8 @@ package struct VerifyCommand: Sendable {
         var counts: [String: Int] = [:]
         for key in ["ok", "corrupt", "missing", "unreadable", "unknown", "not-installed"] { counts[key] = 0 }
         for f in findings { counts[f.verdict, default: 0] += 1 }
-        JSONEventWriter(console: context.console).emit("summary", VerifySummaryFields(
-            outcome: outcome, exitCode: Int(code.rawValue), exitName: code.name, files: findings.map(FindingFields.init), counts: counts,
+        JSONEventWriter(console: context.console).summary(command: "verify", outcome: outcome, exit: code, VerifySummaryFields(
+            files: findings.map(FindingFields.init), counts: counts,
             bytesHashed: bytes, stateNote: note, repaired: repaired, partials: PartialsView.fields(partials, now: context.console.date())))
     }
 }
@@ -211,10 +207,6 @@ private struct FindingFields: Encodable {
 
 /// The `summary` of `verify`.
 private struct VerifySummaryFields: Encodable {
-    var command = "verify"
-    var outcome: String
-    var exitCode: Int
-    var exitName: String
     var files: [FindingFields]
     var counts: [String: Int]
     var bytesHashed: Int64

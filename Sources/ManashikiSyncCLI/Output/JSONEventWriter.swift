@@ -38,8 +38,31 @@ package final class JSONEventWriter: RunRenderer, Sendable {
     /// code point, which orders `mirror http://h:443` and `mirror http://h:80` in
     /// `bytesBySource` the other way round).
     package func emit(_ type: String, _ fields: some Encodable) {
-        guard let encoded = try? JSONEncoder().encode(fields),
-              var object = (try? JSONSerialization.jsonObject(with: encoded)) as? [String: Any] else { return }
+        guard let object = Self.object(fields) else { return }
+        write(type, object)
+    }
+
+    /// Writes the `summary` line of every command: `command` (null when the command line named
+    /// none), `outcome`, `exitCode` and `exitName`, the fields every summary has, beside
+    /// `fields`, the command's own (which must not have those keys).
+    package func summary(command: String?, outcome: String, exit: ExitCode, _ fields: some Encodable) {
+        guard var object = Self.object(fields) else { return }
+        object["command"] = command ?? NSNull()
+        object["outcome"] = outcome
+        object["exitCode"] = Int(exit.rawValue)
+        object["exitName"] = exit.name
+        write("summary", object)
+    }
+
+    /// `fields` as a JSON object.
+    private static func object(_ fields: some Encodable) -> [String: Any]? {
+        guard let encoded = try? JSONEncoder().encode(fields) else { return nil }
+        return (try? JSONSerialization.jsonObject(with: encoded)) as? [String: Any]
+    }
+
+    /// Writes `object` as one line of `type`, with the schema and the time.
+    private func write(_ type: String, _ object: [String: Any]) {
+        var object = object
         object["schema"] = Self.schema
         object["type"] = type
         object["time"] = Self.timestamp(date())
@@ -83,7 +106,7 @@ package final class JSONEventWriter: RunRenderer, Sendable {
 
     /// Writes the `summary` line.
     package func finish(_ summary: RunSummary) {
-        emit("summary", RunSummaryFields(summary))
+        self.summary(command: summary.command, outcome: summary.outcome, exit: summary.exitCode, RunSummaryFields(summary))
     }
 
     // MARK: - Values

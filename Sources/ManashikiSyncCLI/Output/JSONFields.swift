@@ -151,10 +151,6 @@ enum ModelsFields: Encodable, Sendable {
 
 /// The `summary` of `plan` and `sync` (and the sync of `verify --repair`).
 struct RunSummaryFields: Encodable, Sendable {
-    var command: String
-    var outcome: String
-    var exitCode: Int
-    var exitName: String
     var dryRun: Bool
     var counts: [String: Int]
     var models: ModelsFields
@@ -170,10 +166,6 @@ struct RunSummaryFields: Encodable, Sendable {
 
     init(_ summary: RunSummary) {
         let report = summary.report
-        command = summary.command
-        outcome = summary.outcome
-        exitCode = Int(summary.exitCode.rawValue)
-        exitName = summary.exitCode.name
         dryRun = summary.dryRun
         counts = ResultView.counts(report.results)
         if summary.dryRun, let plan = report.plan {
@@ -197,23 +189,22 @@ struct RunSummaryFields: Encodable, Sendable {
 }
 
 /// The `summary` of a command that stopped before it ran: a usage error, a manifest or key
-/// problem, registry settings that cannot be used.
+/// problem, registry settings that cannot be used (`JSONEventWriter.stopped`).
 struct StoppedSummaryFields: Encodable, Sendable {
-    @Null var command: String?
-    var outcome: String
-    var exitCode: Int
-    var exitName: String
     var error: ErrorFields
     /// The manifest's problems (manifest errors only; left out otherwise).
     var problems: [ProblemFields]?
 
-    init(command: String?, outcome: String, exit: ExitCode, error: ErrorFields, problems: [ManifestProblem]? = nil) {
-        self.command = command
-        self.outcome = outcome
-        exitCode = Int(exit.rawValue)
-        exitName = exit.name
+    init(error: ErrorFields, problems: [ManifestProblem]? = nil) {
         self.error = error
         self.problems = problems?.map { ProblemFields(path: $0.path, message: $0.message, hint: $0.hint) }
+    }
+}
+
+extension JSONEventWriter {
+    /// Writes the `summary` of a command that stopped before it ran.
+    func stopped(command: String?, outcome: String, exit: ExitCode, error: ErrorFields, problems: [ManifestProblem]? = nil) {
+        summary(command: command, outcome: outcome, exit: exit, StoppedSummaryFields(error: error, problems: problems))
     }
 }
 

@@ -95,7 +95,7 @@ package enum ResultView {
         case .changed: return "changed"
         case .partialFailure: return "partial-failure"
         case .failed: return "failed"
-        case .locked: return "locked"
+        case .storeBusy: return "locked"
         case .refused: return "refused"
         case .cancelled: return "cancelled"
         case .planned: return "planned"

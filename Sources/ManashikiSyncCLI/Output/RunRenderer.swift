@@ -98,7 +98,7 @@ package final class ProblemReporter: RunRenderer, @unchecked Sendable {
         }
         if let failure = report.runFailure, report.outcome != .cancelled {
             let advice = ErrorAdvice.text(for: failure)
-            console.error(ErrorAdvice.line(modelId: nil, what: advice.what, todo: report.outcome == .locked
+            console.error(ErrorAdvice.line(modelId: nil, what: advice.what, todo: report.outcome == .storeBusy
                 ? "another manashiki-sync is running on this store; this run exits 75 and the next one will proceed (or raise --lock-timeout)"
                 : advice.todo))
         }

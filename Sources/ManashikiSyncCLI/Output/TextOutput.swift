@@ -8,7 +8,7 @@ import Musl
 import Darwin
 #endif
 
-/// Where text goes: standard output, standard error, or a buffer in tests.
+/// Where text goes: standard output, standard error, or (in tests) a buffer.
 package protocol TextOutput: Sendable {
     /// Writes `text` as is (no newline added).
     func write(_ text: String)
@@ -43,29 +43,6 @@ package struct FileDescriptorOutput: TextOutput {
             offset += n
         }
         bytes.removeAll()
-    }
-}
-
-/// Collects text in memory (for tests).
-package final class BufferOutput: TextOutput, @unchecked Sendable {
-    private let buffer = Locked("")
-
-    /// An empty buffer.
-    package init() {}
-
-    /// Appends `text`.
-    package func write(_ text: String) {
-        buffer.withLock { $0 += text }
-    }
-
-    /// Everything written so far.
-    package var text: String { buffer.current }
-
-    /// Everything written so far, split into lines (without the trailing empty one).
-    package var lines: [String] {
-        var parts = text.components(separatedBy: "\n")
-        if parts.last == "" { parts.removeLast() }
-        return parts
     }
 }
 

@@ -15,9 +15,4 @@ package enum TextSanitizer {
         }
         return String(result).trimmingCharacters(in: .whitespaces)
     }
-
-    /// Whether `text` contains any control character other than `\n`.
-    package static func containsControlCharacters(_ text: String) -> Bool {
-        text.unicodeScalars.contains { ($0.value < 0x20 && $0.value != 0x0A) || (0x7F...0x9F).contains($0.value) }
-    }
 }

@@ -1,13 +1,13 @@
 import Foundation
 
 /// Durations for people, the one place they are read and written: as people type them
-/// (`90s`, `10m`, `6h`, `1d`, `1h30m`, `500ms`, or a bare number of seconds; `parse`, and
-/// `format` back exactly), and measured times rounded for display (`approximate`).
+/// (`90s`, `10m`, `6h`, `1d`, `1h30m`, `500ms`, or a bare number of seconds; `parse`), and
+/// measured times rounded for display (`approximate`, the one duration formatter).
 package enum DurationText {
-    /// Parses `text`, or returns nil when it is not a duration.
     /// The longest duration accepted: a year, in seconds.
     package static let maxSeconds = 366 * 86_400
 
+    /// Parses `text`, or returns nil when it is not a duration.
     package static func parse(_ text: String) -> Duration? {
         if let seconds = Int(text) { return (0...maxSeconds).contains(seconds) ? .seconds(seconds) : nil }
         var total: Duration = .zero
@@ -40,20 +40,6 @@ package enum DurationText {
         }
         guard digits.isEmpty, sawUnit else { return nil }
         return total
-    }
-
-    /// `6h`, `10m`, `1h30m`, `45s`, `250ms`: the shortest exact spelling.
-    package static func format(_ duration: Duration) -> String {
-        let (seconds, attoseconds) = duration.components
-        if seconds == 0 && attoseconds == 0 { return "0s" }
-        if seconds < 1 { return "\(attoseconds / 1_000_000_000_000_000)ms" }
-        var rest = seconds
-        var text = ""
-        for (unit, size) in [("d", Int64(86400)), ("h", 3600), ("m", 60), ("s", 1)] where rest >= size {
-            text += "\(rest / size)\(unit)"
-            rest %= size
-        }
-        return text
     }
 
     /// A measured time, rounded for people: `0.4s`, `42s`, `3m05s`, `2h10m` (progress, ETAs, run times).

@@ -1,16 +1,9 @@
 import Foundation
+import ManashikiRegistry
 #if canImport(Glibc)
 import Glibc
 #elseif canImport(Darwin)
 import Darwin
-#endif
-
-#if os(Linux) || os(Android)
-private let rawStreamType = Int32(SOCK_STREAM.rawValue)
-private func rawSend(_ fd: Int32, _ p: UnsafeRawPointer, _ n: Int) -> Int { Glibc.send(fd, p, n, Int32(MSG_NOSIGNAL)) }
-#else
-private let rawStreamType = SOCK_STREAM
-private func rawSend(_ fd: Int32, _ p: UnsafeRawPointer, _ n: Int) -> Int { Darwin.send(fd, p, n, 0) }
 #endif
 
 /// How a raw read ended.
@@ -43,11 +36,8 @@ final class RawConnection {
     /// Connects to 127.0.0.1:`port`; reads time out after `timeout` seconds of silence.
     /// `receiveBuffer` (when set) fixes SO_RCVBUF, which also disables receive-window autotuning.
     init(port: Int, timeout: Double = 20, receiveBuffer: Int32? = nil) throws {
-        #if os(Linux)
-        fd = socket(AF_INET, rawStreamType, 0)
-        #else
-        fd = socket(AF_INET, SOCK_STREAM, 0)
-        #endif
+        fd = socket(AF_INET, POSIXSocket.streamType, 0)
+        POSIXSocket.noSIGPIPE(fd)
         if var size = receiveBuffer {
             setsockopt(fd, SOL_SOCKET, SO_RCVBUF, &size, socklen_t(MemoryLayout<Int32>.size))
         }
@@ -71,17 +61,9 @@ final class RawConnection {
 
     func send(_ text: String) { send(Array(text.utf8)) }
 
+    /// Sends all of `bytes` (the registry's `POSIXSocket.sendAll`); a peer that has gone ends it.
     func send(_ bytes: [UInt8]) {
-        var offset = 0
-        while offset < bytes.count {
-            #if canImport(Glibc)
-            let n = bytes.withUnsafeBytes { rawSend(fd, $0.baseAddress! + offset, bytes.count - offset) }
-            #else
-            let n = bytes.withUnsafeBytes { Darwin.send(fd, $0.baseAddress! + offset, bytes.count - offset, 0) }
-            #endif
-            if n <= 0 { return }
-            offset += n
-        }
+        bytes.withUnsafeBytes { _ = try? POSIXSocket.sendAll(fd, $0) }
     }
 
     /// Reads more bytes into the buffer; returns how the read ended if it did.

@@ -15,15 +15,18 @@ final class ScriptedRegistry: @unchecked Sendable {
 
     typealias Override = @Sendable (ScriptedRequest, ScriptedRegistry) -> [ScriptStep]?
 
-    private let lock = NSLock()
-    private var models: [Model]
-    private var override: Override?
+    private struct State {
+        var models: [Model]
+        var override: Override?
+    }
+
+    private let state: Locked<State>
     /// Models whose record says `"visibility": "private"` (downloads then carry the session).
     var privateIds: Set<String> = []
     private(set) var origin: ScriptedOrigin!
 
     init(models: [Model]) throws {
-        self.models = models
+        state = Locked(State(models: models))
         origin = try ScriptedOrigin { _ in [] }
         origin.setHandler { [unowned self] request in answer(request) }
     }
@@ -33,21 +36,22 @@ final class ScriptedRegistry: @unchecked Sendable {
     var baseURL: URL { origin.baseURL }
     var requests: [ScriptedRequest] { origin.requests }
 
-    func setOverride(_ override: Override?) { lock.lock(); self.override = override; lock.unlock() }
+    func setOverride(_ override: Override?) { state.withLock { $0.override = override } }
     /// Replaces (or adds) a model: a new version becomes current.
     func publish(_ model: Model) {
-        lock.lock(); defer { lock.unlock() }
-        models.removeAll { $0.id == model.id }
-        models.append(model)
+        state.withLock { state in
+            state.models.removeAll { $0.id == model.id }
+            state.models.append(model)
+        }
     }
 
-    func model(_ id: String) -> Model? { lock.lock(); defer { lock.unlock() }; return models.first { $0.id == id } }
+    func model(_ id: String) -> Model? { state.current.models.first { $0.id == id } }
 
     /// The signed-looking URL of a blob on this origin (`sig=` is a secret that must never be printed).
     func blobURL(_ id: String) -> String { baseURL.absoluteString + "/blobs/\(id)?exp=9999999999&sig=SIGNATURESECRETxyz" }
 
     func catalogJSON() -> String {
-        lock.lock(); let all = models; lock.unlock()
+        let all = state.current.models
         let entries = all.map { #"{"modelId": "\#($0.id)", "version": "\#($0.version)", "size": \#($0.bytes.count), "sha256": "\#($0.sha256)"}"# }
         return #"{"models": [\#(entries.joined(separator: ", "))]}"#
     }
@@ -61,7 +65,7 @@ final class ScriptedRegistry: @unchecked Sendable {
     }
 
     private func answer(_ request: ScriptedRequest) -> [ScriptStep] {
-        lock.lock(); let override = self.override; lock.unlock()
+        let override = state.current.override
         if let steps = override?(request, self) { return steps }
         let parts = request.path.split(separator: "/").map(String.init)
         switch parts.count {

@@ -4,11 +4,11 @@ import ManashikiTestSupport
 import Testing
 
 /// The built binary against a `ScriptedRegistry` serving alpha, beta and gamma.
-final class ScriptedSync: @unchecked Sendable {
+final class ScriptedSync: SyncWorkspace, @unchecked Sendable {
     let registry: ScriptedRegistry
     let scratch = ScratchDirectory("manashiki-rel")
+    var directory: URL { scratch.url }
     var store: URL { scratch.url.appendingPathComponent("models") }
-    var manifestURL: URL { scratch.file("manashiki.json") }
     var environment: [String: String] { ["MANASHIKI_API_KEY": Keys.publishable] }
 
     static func bytes(_ seed: Int, _ count: Int) -> Data { Data((0..<count).map { UInt8(truncatingIfNeeded: $0 &* 31 &+ seed) }) }
@@ -27,10 +27,6 @@ final class ScriptedSync: @unchecked Sendable {
                                extraEntries: extraEntries, prune: prune)
     }
 
-    func run(_ arguments: [String] = ["sync"], environment: [String: String]? = nil) async throws -> ChildResult {
-        try await CLIProcess.run(arguments, environment: environment ?? self.environment, in: scratch.url)
-    }
-
     /// Publishes 1.1.0 of every model (new bytes).
     func publishNewVersions() {
         for (i, id) in ["alpha", "beta", "gamma"].enumerated() {
@@ -40,17 +36,24 @@ final class ScriptedSync: @unchecked Sendable {
 
     func expected(_ id: String) -> Data { registry.model(id)?.bytes ?? Data() }
 
+    /// A first sync of everything (expected to succeed), then new versions published and
+    /// `override` set; returns the store as the first sync left it.
+    private func installThenOverride(_ override: @escaping ScriptedRegistry.Override, sourceLocation: SourceLocation) async throws -> StoreSnapshot {
+        let first = try await run()
+        #expect(first.status == 0, "first sync: \(first.all)", sourceLocation: sourceLocation)
+        let before = StoreSnapshot.capture(store)
+        publishNewVersions()
+        registry.setOverride(override)
+        return before
+    }
+
     /// Installs everything, publishes new versions, overrides answers with `override`, syncs.
     /// Expected: exit 3, one error line naming `failing` with advice, the previous file kept,
     /// no temporary file, the others replaced, nothing pruned, no secret printed.
     @discardableResult
     func expectIsolatedFailure(of failing: String = "beta", arguments: [String] = ["sync"], sourceLocation: SourceLocation = #_sourceLocation,
                                override: @escaping ScriptedRegistry.Override) async throws -> ChildResult {
-        let first = try await run()
-        #expect(first.status == 0, "first sync: \(first.all)", sourceLocation: sourceLocation)
-        let before = StoreSnapshot.capture(store)
-        publishNewVersions()
-        registry.setOverride(override)
+        let before = try await installThenOverride(override, sourceLocation: sourceLocation)
         let result = try await run(arguments)
         #expect(result.status == 3, "exit \(result.status): \(result.all)", sourceLocation: sourceLocation)
         let errors = result.stderrLines.filter { $0.hasPrefix("manashiki-sync: error: \(failing): ") }
@@ -66,11 +69,7 @@ final class ScriptedSync: @unchecked Sendable {
     /// (exit 1) with an error line, and the store is exactly as before (nothing replaced or pruned).
     @discardableResult
     func expectRunFailureChangingNothing(sourceLocation: SourceLocation = #_sourceLocation, override: @escaping ScriptedRegistry.Override) async throws -> ChildResult {
-        let first = try await run()
-        #expect(first.status == 0, "first sync: \(first.all)", sourceLocation: sourceLocation)
-        let before = StoreSnapshot.capture(store)
-        publishNewVersions()
-        registry.setOverride(override)
+        let before = try await installThenOverride(override, sourceLocation: sourceLocation)
         let result = try await run()
         #expect(result.status == 1, "exit \(result.status): \(result.all)", sourceLocation: sourceLocation)
         #expect(result.stderrLines.contains { $0.hasPrefix("manashiki-sync: error: ") }, "stderr: \(result.stderr)", sourceLocation: sourceLocation)

@@ -12,13 +12,9 @@ enum Keys {
     static let legacy = "sk_live_RelLegacyKeyZ0123456789xyz"
 }
 
-/// TransferFaultTests' name for a `ScratchDirectory` (transfer-perf's file, issue #21): to go
-/// once it says `ScratchDirectory` like the rest.
-typealias Scratch = ScratchDirectory
-
 /// A development registry with three small models, a scratch directory with a manifest whose
 /// store is `<dir>/models`, and helpers to run the built `manashiki-sync` against it.
-final class SyncFixture: @unchecked Sendable {
+final class SyncFixture: SyncWorkspace, @unchecked Sendable {
     static let sizes = ["alpha": 64 << 10, "beta": 128 << 10, "gamma": 96 << 10]
 
     let registry: DevelopmentRegistry
@@ -26,7 +22,6 @@ final class SyncFixture: @unchecked Sendable {
     var directory: URL { scratch.url }
     /// The store; `storeOverride` points it elsewhere (a tmpfs, a read-only mount).
     var store: URL
-    var manifestURL: URL { directory.appendingPathComponent("manashiki.json") }
     var environment: [String: String] { ["MANASHIKI_API_KEY": Keys.publishable] }
 
     init(models: [String] = ["alpha", "beta", "gamma"], store: URL? = nil, prune: String = TestManifest.defaultPrune,
@@ -53,18 +48,7 @@ final class SyncFixture: @unchecked Sendable {
                                extraEntries: extraEntries, prune: prune, policies: policies)
     }
 
-    func run(_ arguments: [String] = ["sync"], environment: [String: String]? = nil, timeout: Double = 60) async throws -> ChildResult {
-        try await CLIProcess.run(arguments, environment: environment ?? self.environment, in: directory, timeout: timeout)
-    }
-
-    func start(_ arguments: [String] = ["sync"], environment: [String: String]? = nil) throws -> RunningChild {
-        try CLIProcess.start(arguments, environment: environment ?? self.environment, in: directory)
-    }
-
-    func modelFile(_ id: String) -> URL { store.appendingPathComponent("\(id).bin") }
-    func installed(_ id: String) -> Data? { FileManager.default.contents(atPath: modelFile(id).path) }
     func expected(_ id: String) -> Data { registry.artifactBytes(modelId: id) ?? Data() }
-    func isInstalledIntact(_ id: String) -> Bool { installed(id) == registry.artifactBytes(modelId: id) }
 
     /// A first successful sync of every model in the manifest; returns the store's snapshot.
     @discardableResult

@@ -5,12 +5,12 @@ import ManashikiTestSupport
 import ManashikiRegistry
 
 /// A development registry with models of known sizes (KiB) and a manifest with a budget.
-final class BudgetFixture: @unchecked Sendable {
+final class BudgetFixture: SyncWorkspace, @unchecked Sendable {
     let registry: DevelopmentRegistry
     private let scratch = ScratchDirectory("manashiki-budget")
     var directory: URL { scratch.url }
     var store: URL { directory.appendingPathComponent("models") }
-    var manifestURL: URL { directory.appendingPathComponent("manashiki.json") }
+    var environment: [String: String] { ["MANASHIKI_API_KEY": Fixture.key] }
 
     /// `sizes`: model id → KiB.
     init(sizes: [String: Int]) throws {
@@ -36,13 +36,7 @@ final class BudgetFixture: @unchecked Sendable {
         try Data(text.utf8).write(to: manifestURL)
     }
 
-    func run(_ arguments: [String]) async throws -> ChildResult {
-        try await CLIProcess.run(arguments, environment: ["MANASHIKI_API_KEY": Fixture.key], in: directory)
-    }
-
-    func start(_ arguments: [String]) throws -> RunningChild {
-        try CLIProcess.start(arguments, environment: ["MANASHIKI_API_KEY": Fixture.key], in: directory)
-    }
+    func expected(_ id: String) -> Data { registry.artifactBytes(modelId: id) ?? Data() }
 
     /// The model ids installed in `store`, sorted.
     func installed(in store: URL? = nil) -> [String] {

@@ -5,6 +5,10 @@ import ManashikiTestSupport
 
 @Suite("usage errors (built binary): nearest option, --json summary")
 struct UsageErrorOutputTests {
+    /// Where the binary runs: the temporary directory itself, not a ScratchDirectory, since a
+    /// usage error stops it before it reads or writes any file.
+    static let nowhere = FileManager.default.temporaryDirectory
+
     @Test("an unknown option names the nearest declared one, on stderr, exit 2", arguments: [
         (["sync", "--manifst", "m.json"], "--manifest"),
         (["--hepl"], "--help"),
@@ -12,7 +16,7 @@ struct UsageErrorOutputTests {
         (["plan", "--lock-timout", "5s"], "--lock-timeout"),
     ])
     func nearestOption(arguments: [String], nearest: String) async throws {
-        let result = try await CLIProcess.run(arguments, environment: [:], in: FileManager.default.temporaryDirectory)
+        let result = try await CLIProcess.run(arguments, environment: [:], in: Self.nowhere)
         #expect(result.status == 2)
         #expect(result.stdout.isEmpty)
         #expect(result.stderrLines.first?.hasSuffix("did you mean \(nearest)?") == true, "\(result.stderr)")
@@ -20,11 +24,11 @@ struct UsageErrorOutputTests {
 
     @Test("an option nothing resembles gets no guess; a key typed as an option is neither echoed nor matched")
     func noGuess() async throws {
-        let far = try await CLIProcess.run(["sync", "--zzzzzzzz"], environment: [:], in: FileManager.default.temporaryDirectory)
+        let far = try await CLIProcess.run(["sync", "--zzzzzzzz"], environment: [:], in: Self.nowhere)
         #expect(far.status == 2)
         #expect(!far.stderr.contains("did you mean"), "\(far.stderr)")
         let key = "--mk_pub_demo_Kq7SecretKeyZ0123456789abcd"
-        let secret = try await CLIProcess.run(["sync", key], environment: [:], in: FileManager.default.temporaryDirectory)
+        let secret = try await CLIProcess.run(["sync", key], environment: [:], in: Self.nowhere)
         #expect(secret.status == 2)
         #expect(!secret.all.contains("Kq7SecretKey"), "\(secret.all)")
         #expect(!secret.stderr.contains("did you mean"), "\(secret.stderr)")
@@ -37,7 +41,7 @@ struct UsageErrorOutputTests {
         ["verify", "--json", "--every", "6h"],
     ])
     func jsonSummary(arguments: [String]) async throws {
-        let result = try await CLIProcess.run(arguments, environment: [:], in: FileManager.default.temporaryDirectory)
+        let result = try await CLIProcess.run(arguments, environment: [:], in: Self.nowhere)
         #expect(result.status == 2)
         let lines = result.jsonLines()
         #expect(lines.count == 1, "\(result.stdout)")

@@ -11,8 +11,9 @@ import Glibc
 import Darwin
 #endif
 
-/// A development registry with three small models and a scratch directory with a manifest.
-final class Fixture: @unchecked Sendable {
+/// A development registry with three small models and a scratch directory with a manifest
+/// whose store is `models` (relative, as users write it).
+final class Fixture: SyncWorkspace, @unchecked Sendable {
     /// A publishable key the registry accepts (tests check it never appears in any output).
     static let key = "mk_pub_demo_Kq7SecretKeyZ0123456789abcd"
     /// A legacy key (can mint sessions).
@@ -22,7 +23,6 @@ final class Fixture: @unchecked Sendable {
     private let scratch = ScratchDirectory("manashiki-cli")
     var directory: URL { scratch.url }
     var store: URL { directory.appendingPathComponent("models") }
-    var manifestURL: URL { directory.appendingPathComponent("manashiki.json") }
     var environment: [String: String] { ["MANASHIKI_API_KEY": Fixture.key] }
 
     init(models: [String] = ["alpha", "beta"], extraModelEntries: [String] = [], policies: String? = nil) throws {
@@ -44,24 +44,7 @@ final class Fixture: @unchecked Sendable {
                                extraEntries: extraModelEntries, prune: prune, policies: policies)
     }
 
-    /// Runs the binary in the fixture's directory with the key in the environment (unless overridden).
-    func run(_ arguments: [String], environment: [String: String]? = nil) async throws -> ChildResult {
-        try await CLIProcess.run(arguments, environment: environment ?? self.environment, in: directory)
-    }
-
-    /// Starts the binary without waiting.
-    func start(_ arguments: [String], environment: [String: String]? = nil) throws -> RunningChild {
-        try CLIProcess.start(arguments, environment: environment ?? self.environment, in: directory)
-    }
-
-    /// The installed bytes of `id`.
-    func installed(_ id: String) -> Data? { FileManager.default.contents(atPath: store.appendingPathComponent("\(id).bin").path) }
-
-    /// Whether `id` is installed with the registry's exact bytes.
-    func isInstalledIntact(_ id: String) -> Bool {
-        guard let bytes = installed(id) else { return false }
-        return bytes == registry.artifactBytes(modelId: id)
-    }
+    func expected(_ id: String) -> Data { registry.artifactBytes(modelId: id) ?? Data() }
 }
 
 /// Whether `text` contains control characters other than newline (ESC, CR, BEL…).

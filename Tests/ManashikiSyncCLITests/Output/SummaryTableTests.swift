@@ -60,7 +60,7 @@ struct SummaryTableTests {
     @Test("exit codes are distinct and documented by name")
     func exitCodes() {
         #expect(Set(ExitCode.allCases.map(\.rawValue)).count == ExitCode.allCases.count)
-        #expect(ExitCode.locked.rawValue == 75)
+        #expect(ExitCode.busy.rawValue == 75)
         #expect(ExitCode.changesPending.rawValue == 10)
         #expect(ExitCode.partialFailure.description == "3 (partial-failure)")
     }

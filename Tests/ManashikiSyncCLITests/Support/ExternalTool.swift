@@ -34,6 +34,8 @@ enum ExternalTool {
             Issue.record("\(name) is not installed (.ci/run installs it)", sourceLocation: sourceLocation)
             return Result(status: 127, output: "")
         }
+        // A tool that writes files is given a ScratchDirectory by its test; the rest (validators,
+        // --version probes) write nothing and run in the temporary directory itself.
         let dir = directory ?? FileManager.default.temporaryDirectory
         // The real HOME (and pyenv's root, when set): pip's console scripts may be pyenv shims.
         var env = ["PATH": searchPath.joined(separator: ":"), "SYSTEMD_LOG_COLOR": "0", "HOME": NSHomeDirectory()]

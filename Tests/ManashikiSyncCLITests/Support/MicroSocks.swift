@@ -20,6 +20,7 @@ final class MicroSocks: Sendable {
         daemon = try await LoopbackDaemon("microsocks", executable: Self.executable) { executable, port in
             var arguments = ["-i", "127.0.0.1", "-p", String(port)]
             if let user, let password { arguments += ["-u", user, "-P", password] }
+            // The temporary directory itself, not a ScratchDirectory: microsocks writes no file.
             return try RunningChild.start(executable, arguments, path: "/usr/bin:/bin", in: FileManager.default.temporaryDirectory)
         }
     }

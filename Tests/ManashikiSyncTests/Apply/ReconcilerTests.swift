@@ -227,7 +227,7 @@ struct ReconcilerTests {
         var options = Fixture.options(sleeps, lockTimeout: .seconds(1))
         options.sleep = sleeps.sleep // record the lock polls instead of waiting
         let report = await Fixture.reconciler(store, registry, [ModelSpec(id: "a")], options: options).run()
-        #expect(report.outcome == .locked)
+        #expect(report.outcome == .storeBusy)
         #expect(report.isRetryable)
         #expect(registry.calls.isEmpty)
         #expect(!sleeps.sleeps.isEmpty)
@@ -248,7 +248,7 @@ struct ReconcilerTests {
         async let two = r2.run()
         let outcomes = await [one.outcome, two.outcome]
         #expect(outcomes.contains(.changed))
-        #expect(outcomes.allSatisfy { [.changed, .locked, .inSync].contains($0) })
+        #expect(outcomes.allSatisfy { [.changed, .storeBusy, .inSync].contains($0) })
         #expect(registry.calls("download a").count == 1)
     }
 

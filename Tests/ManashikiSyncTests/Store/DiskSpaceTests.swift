@@ -25,6 +25,7 @@ struct DiskSpaceTests {
         let existing: Set<String> = ["/", "/var", "/var/lib"]
         let found = DiskSpace.existingAncestor(of: URL(fileURLWithPath: "/var/lib/manashiki/models")) { existing.contains($0) }
         #expect(found?.path == "/var/lib")
+        // Raw, not a ScratchDirectory: the path must not exist (its nearest parent is measured).
         let real = FileManager.default.temporaryDirectory.appendingPathComponent("no-such-\(UUID().uuidString)/models")
         #expect(DiskSpace.available(at: real) != nil)
         #if os(Linux)

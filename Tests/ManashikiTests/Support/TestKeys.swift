@@ -10,15 +10,6 @@ enum TestKeys {
     static let legacy = "sk_live_AbCdEfGhIjKlMnOpQrSt01"
 }
 
-/// The Transfer tests' name for a `ScratchDirectory` (transfer-perf's files, issue #21): to go
-/// once they say `ScratchDirectory` like the rest.
-typealias TempDir = ScratchDirectory
-
-extension ScratchDirectory {
-    /// `remove()`, as the Transfer tests call it.
-    func cleanup() { remove() }
-}
-
 func makeClient(_ key: String = TestKeys.publishable, storage: URL? = nil, _ handler: @escaping MockTransport.Handler) throws -> (ManashikiClient, MockTransport) {
     let mock = MockTransport(handler)
     let client = try ManashikiClient(apiKey: key, baseURL: URL(string: "https://models.example.test")!, transport: mock, storageDirectory: storage)

@@ -12,8 +12,8 @@ struct NginxParallelTests {
     @Test("nginx limiting each connection (limit_rate 4m): the adaptive transfer opens several, with bounded Range requests covering the file exactly once")
     func limitRate() async throws {
         try #require(NginxMirror.isInstalled, "nginx is installed by .ci/run")
-        let root = TempDir(), storage = TempDir()
-        defer { root.cleanup(); storage.cleanup() }
+        let root = ScratchDirectory("nginx-root"), storage = ScratchDirectory("storage")
+        defer { root.remove(); storage.remove() }
         let size = 48 << 20
         // Pseudo-random bytes (xorshift), filled in place: quick even in a debug build, so the
         // test holds no thread of the shared pool for long.

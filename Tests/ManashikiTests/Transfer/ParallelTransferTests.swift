@@ -164,8 +164,8 @@ struct ParallelTransferTests {
         let f = try RegistryFixture(size: Self.size)
         var options = Self.options()
         options.connectionBudget = ConnectionBudget(limit: 3)
-        let otherStore = TempDir()
-        defer { otherStore.cleanup() }
+        let otherStore = ScratchDirectory("other-store")
+        defer { otherStore.remove() }
         let other = try ManashikiClient(apiKey: RegistryFixture.publicKey, baseURL: f.registry.apiBaseURL, storageDirectory: otherStore.url)
         let run = options, mine = try f.client()
         async let a = mine.downloadModel("tiny", session: nil, expecting: nil, options: run)

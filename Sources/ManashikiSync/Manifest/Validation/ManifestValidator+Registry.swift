@@ -8,7 +8,7 @@ extension ManifestValidator {
         var settings = RegistrySettings()
         if let text = string(o, "baseURL", at: "registry") {
             if let url = URL(string: text), let scheme = url.scheme?.lowercased(), let host = url.host, !host.isEmpty,
-               scheme == "https" || (scheme == "http" && Self.isLoopback(host)) {
+               scheme == "https" || (scheme == "http" && LoopbackHost.matches(host)) {
                 settings.baseURL = url
             } else {
                 problems.append(ManifestProblem(path: "registry.baseURL", message: "\"\(text)\" is not an https URL (http is allowed only for localhost)", hint: #"use "https://models.manashiki.com""#))
@@ -18,10 +18,6 @@ extension ManifestValidator {
         // The file itself is checked once paths can be resolved (`Manifest.tlsTrust()`).
         settings.caBundle = string(o, "caBundle", at: "registry", nonEmpty: true)
         return settings
-    }
-
-    static func isLoopback(_ host: String) -> Bool {
-        host == "localhost" || host == "::1" || host == "[::1]" || host.hasPrefix("127.")
     }
 
     mutating func keySource(_ value: JSONValue, at path: String) -> KeySource? {
