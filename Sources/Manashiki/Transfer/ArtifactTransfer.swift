@@ -198,7 +198,7 @@ final class ArtifactTransfer: Sendable {
     }
 
     private func observe(_ context: TransferContext) -> ConnectionController.Observation {
-        ConnectionController.Observation(sample: .init(time: Deadline.now, bytes: context.progress.written),
+        ConnectionController.Observation(sample: .init(time: Deadline.now, bytes: context.hasher.progress),
                                          rangesServed: context.rangesServed, rangesIgnored: context.rangesIgnored,
                                          throttled: context.takeThrottled())
     }

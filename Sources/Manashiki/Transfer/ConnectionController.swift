@@ -1,6 +1,11 @@
 /// How many connections a parallel transfer runs, decided from what the transfer measures:
 /// never a fixed count.
 ///
+/// The rate it measures is of **verified progress**, not of bytes received: the bytes written
+/// less the in-order hasher's backlog (`InOrderHasher.progress`). Where the hash is the
+/// bottleneck (loopback, a fast LAN, a slow CPU) more connections write faster but verify no
+/// faster, so they show no gain and the transfer keeps one stream, hashed as it arrives.
+///
 /// 1. One connection, whose first request asks for `bytes=0-`. A 200 (the host ignores
 ///    ranges) settles on one stream.
 /// 2. Once a 206 shows ranges are served, the rate of that one stream is measured over
@@ -27,7 +32,8 @@ struct ConnectionController: Sendable {
     /// The count of the first step after one stream.
     static let firstStep = 2
 
-    /// A point of the transfer: when, and how many bytes were written by then.
+    /// A point of the transfer: when, and its verified progress by then
+    /// (`InOrderHasher.progress`: written, less what waits to be hashed).
     struct Sample: Sendable, Equatable {
         var time: UInt64
         var bytes: Int64

@@ -37,6 +37,19 @@ final class InOrderHasher: @unchecked Sendable {
     /// Bytes hashed so far (a contiguous prefix of the artifact).
     var hashed: Int64 { state.withLock { $0.hashed } }
 
+    /// The transfer's progress as the connection controller judges it (`progress(written:hashed:)`).
+    var progress: Int64 { state.withLock { Self.progress(written: $0.written, hashed: $0.hashed) } }
+
+    /// The bytes on disk (`written`), less those the hash could take now but has not yet: the
+    /// backlog between the frontier (`hashed`) and the first gap after it. Bytes beyond that
+    /// gap count, since the hash cannot take them yet whatever its speed. While the hash keeps
+    /// up, this grows as fast as bytes are written; once the hash is the bottleneck (a fast
+    /// link, a slow CPU), only as fast as the hash, so a connection added then shows no gain.
+    static func progress(written: ByteRangeSet, hashed: Int64) -> Int64 {
+        let backlog = (written.coveredEnd(from: hashed) ?? hashed) - hashed
+        return written.count - max(0, backlog)
+    }
+
     /// Hashes the first `length` bytes already in the file (a kept partial), read back from
     /// disk: nothing stored about them is trusted. Returns how many there were (fewer when the
     /// file is shorter). Call before any part runs.

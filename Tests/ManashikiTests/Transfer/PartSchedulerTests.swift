@@ -134,6 +134,33 @@ struct ConnectionControllerTests {
         var fixed = ConnectionController(maxConnections: 16, fixed: 4)
         #expect(Self.run(&fixed, ticks: 3) { _ in 1 } == [4, 4, 4])
     }
+
+    @Test("a hash-bound transfer: more connections write faster but verify no faster, so one stream stays; the bytes written alone would have grown to 16")
+    func hashBound() {
+        // Each connection could receive 0.6 bytes/ns; the in-order hash takes at most 0.5.
+        // One connection is hashed as it arrives (0.5); several write at 0.6 each and the rest
+        // waits, as a backlog, for the hash.
+        func simulate(judgingBy judge: (ByteRangeSet, Int64) -> Int64) -> [Int] {
+            var controller = ConnectionController(maxConnections: 16)
+            var time: UInt64 = 1_000_000_000, written: Double = 0, hashed: Double = 0, counts: [Int] = []
+            for _ in 0..<60 {
+                let set = ByteRangeSet([0..<Int64(written)])
+                let target = controller.decide(.init(sample: .init(time: time, bytes: judge(set, Int64(hashed))), rangesServed: true,
+                                                     rangesIgnored: false, throttled: false))
+                counts.append(target)
+                let dt = Double(ConnectionController.tick)
+                written += (target == 1 ? 0.5 : 0.6 * Double(target)) * dt
+                hashed = min(written, hashed + 0.5 * dt)
+                time += ConnectionController.tick
+            }
+            return counts
+        }
+        let verified = simulate { InOrderHasher.progress(written: $0, hashed: $1) }
+        #expect(verified.max() == 2)
+        #expect(verified.last == 1)
+        let byWritten = simulate { written, _ in written.count }
+        #expect(byWritten.last == 16)
+    }
 }
 
 @Suite("PartialSidecar formats")
