@@ -24,8 +24,10 @@ package final class StorageDirectory: @unchecked Sendable {
     /// The paths inside the storage directory.
     package let layout: StoreLayout
 
-    /// Creates the directory if needed and opens it.
-    package init(url: URL) throws {
+    /// Creates the directory if needed and opens it, removing the partials nothing can resume
+    /// unless `removingAbandonedPartials` is false (a caller about to sweep them itself: one
+    /// pass, so no lock this one took and released can still be held by a child spawned meanwhile).
+    package init(url: URL, removingAbandonedPartials: Bool = true) throws {
         self.url = url
         layout = StoreLayout(directory: url)
         let path = url.path
@@ -51,7 +53,7 @@ package final class StorageDirectory: @unchecked Sendable {
             throw error
         }
         FileMetadata.excludeFromBackup(layout.metadataDirectory) // partials can be fetched again
-        abandonedPartialsRemoved = removeAbandonedPartials(olderThan: nil)
+        if removingAbandonedPartials { abandonedPartialsRemoved = removeAbandonedPartials(olderThan: nil) }
     }
 
     /// Partial files removed when the directory was opened (left by a killed process with

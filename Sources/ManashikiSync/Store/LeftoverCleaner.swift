@@ -24,10 +24,13 @@ package enum LeftoverCleaner {
     package static func clean(_ layout: StoreLayout, keepingPartialsOf models: Set<String>? = nil,
                              retention: TimeInterval? = nil) -> [String] {
         // The SDK removes partial files nobody holds and nothing can resume whenever it opens
-        // the storage directory.
-        let store = try? StorageDirectory(url: layout.directory)
+        // the storage directory; with models or a retention to apply, that is one sweep here
+        // instead (a second sweep could find a partial still locked by a child process spawned
+        // after the first released it, and keep it).
+        let sweeps = models != nil || retention != nil
+        let store = try? StorageDirectory(url: layout.directory, removingAbandonedPartials: !sweeps)
         var removed = store?.abandonedPartialsRemoved ?? []
-        if let store, models != nil || retention != nil {
+        if let store, sweeps {
             removed += store.removeAbandonedPartials(olderThan: retention, keepingOnly: models)
         }
         var names = removed.map { "partial/\($0)" }
