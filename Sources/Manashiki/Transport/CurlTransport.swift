@@ -1,6 +1,5 @@
 #if os(Linux)
 import Foundation
-import ManashikiCore
 import CManashikiShims
 import ManashikiCore
 
