@@ -200,7 +200,8 @@ final class ArtifactTransfer: Sendable {
     private func observe(_ context: TransferContext) -> ConnectionController.Observation {
         ConnectionController.Observation(sample: .init(time: Deadline.now, bytes: context.hasher.progress),
                                          rangesServed: context.rangesServed, rangesIgnored: context.rangesIgnored,
-                                         throttled: context.takeThrottled())
+                                         throttled: context.takeThrottled(),
+                                         remaining: context.scheduler.total.map { $0 - context.scheduler.written.count })
     }
 
     /// Starts up to `count` more connections, as the budget allows; returns how many.

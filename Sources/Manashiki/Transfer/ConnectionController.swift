@@ -6,17 +6,22 @@
 /// bottleneck (loopback, a fast LAN, a slow CPU) more connections write faster but verify no
 /// faster, so they show no gain and the transfer keeps one stream, hashed as it arrives.
 ///
-/// 1. One connection, whose first request asks for `bytes=0-`. A 200 (the host ignores
-///    ranges) settles on one stream.
+/// 1. One connection, whose first request asks for a `Range`. A 200 (the host ignores ranges)
+///    settles on one stream.
 /// 2. Once a 206 shows ranges are served, the rate of that one stream is measured over
 ///    `measureWindow` (the baseline).
-/// 3. Then 2 connections, then twice as many each step (up to `maxConnections`): after
-///    `settleWindow` for the new ones to get going, the total rate is measured again; a step
-///    is kept only when it raised the rate by at least `minimumGain` (20 %). The first step
-///    that does not goes back to the count before it and stays there: a link that one stream
-///    already fills keeps one stream (beside a moment with two: on a capped link every added
-///    connection costs, 5–15 % for the second in the bench's measurements).
-/// 4. A 429 or 503 from the storage host halves the count and stops the growth.
+/// 3. Then 2 connections, then more each step (up to `maxConnections`): after `settleWindow`
+///    for the new ones to get going, the total rate is measured again; a step is kept only when
+///    it raised the rate by at least `minimumGain` (20 %). A step that gained almost as much as its connections promised
+///    (`linearEfficiency`: per-connection throttling, as CDNs do) is followed by one four times
+///    as large, else twice. The first step that does not gain goes back to the count before it
+///    and stays there: a link that one stream already fills keeps one stream (beside a moment
+///    with two: on a capped link every added connection costs, 5–15 % for the second in the
+///    bench's measurements).
+/// 4. No step is taken when, at the rate measured, the rest of the artifact arrives within a
+///    step's windows: a step could not pay for itself (a small or fast transfer stays one stream,
+///    whose connection then asks for everything left in one request).
+/// 5. A 429 or 503 from the storage host halves the count and stops the growth.
 ///
 /// Counts shrink at part boundaries (a connection takes no new part when there are too many),
 /// never by cutting a request.
@@ -31,6 +36,9 @@ struct ConnectionController: Sendable {
     static let minimumGain = 1.2
     /// The count of the first step after one stream.
     static let firstStep = 2
+    /// The share of the ideal gain (`n` connections after `m`: `n / m`×) from which a step
+    /// counts as scaling linearly, so the next one is four times as large.
+    static let linearEfficiency = 0.8
 
     /// A point of the transfer: when, and its verified progress by then
     /// (`InOrderHasher.progress`: written, less what waits to be hashed).
@@ -67,6 +75,8 @@ struct ConnectionController: Sendable {
         var rangesIgnored: Bool
         /// The storage host answered 429 or 503 since the last tick.
         var throttled: Bool
+        /// Bytes still to fetch (nil: unknown).
+        var remaining: Int64? = nil
     }
 
     /// The connection count for now.
@@ -80,15 +90,19 @@ struct ConnectionController: Sendable {
             phase = .baseline(o.sample)
         case .baseline(let start):
             guard o.sample.time - start.time >= Self.measureWindow else { return target }
-            step(from: 1, rate: Self.rate(start, o.sample), now: o.sample.time, to: Self.firstStep)
+            let rate = Self.rate(start, o.sample)
+            guard Self.pays(rate: rate, remaining: o.remaining) else { return settle(1) }
+            step(from: 1, rate: rate, now: o.sample.time, to: Self.firstStep)
         case .settling(let until, let rate, let count):
             if o.sample.time >= until { phase = .measuring(o.sample, previousRate: rate, previousCount: count) }
         case .measuring(let start, let previous, let count):
             guard o.sample.time - start.time >= Self.measureWindow else { return target }
             let rate = Self.rate(start, o.sample)
             guard rate >= previous * Self.minimumGain else { return settle(count) }
-            guard target < maxConnections else { return settle(target) }
-            step(from: target, rate: rate, now: o.sample.time, to: target * 2)
+            guard target < maxConnections, Self.pays(rate: rate, remaining: o.remaining) else { return settle(target) }
+            let promised = Double(target) / Double(count), gained = rate / previous
+            let factor = (gained - 1) >= (promised - 1) * Self.linearEfficiency ? 4 : 2
+            step(from: target, rate: rate, now: o.sample.time, to: target * factor)
         case .settled:
             break
         }
@@ -109,6 +123,13 @@ struct ConnectionController: Sendable {
         target = count
         phase = .settled
         return target
+    }
+
+    /// Whether a step can pay for itself: at `rate` (bytes per nanosecond) the `remaining`
+    /// bytes take longer than the step's windows.
+    private static func pays(rate: Double, remaining: Int64?) -> Bool {
+        guard let remaining, rate > 0 else { return true }
+        return Double(remaining) / rate > Double(settleWindow + measureWindow)
     }
 
     private static func rate(_ a: Sample, _ b: Sample) -> Double {

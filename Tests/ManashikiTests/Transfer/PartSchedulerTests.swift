@@ -96,13 +96,41 @@ struct ConnectionControllerTests {
         return counts
     }
 
-    @Test("per-connection throttling: grows 1 → 2 → 4 → 8 → 16 while the rate keeps growing")
+    @Test("per-connection throttling: each step gains what it promised, so it grows 1 → 2 → 8 → 16")
     func grows() {
         var c = ConnectionController(maxConnections: 16)
         let counts = Self.run(&c, ticks: 60) { Double($0) * 0.016 } // 16 MB/s per connection
         #expect(counts.first == 1)
         #expect(counts.last == 16)
-        #expect(Array(Set(counts)).sorted() == [1, 2, 4, 8, 16])
+        #expect(Array(Set(counts)).sorted() == [1, 2, 8, 16])
+    }
+
+    @Test("a step that gains, but far less than its connections promised, is followed by a doubling")
+    func sublinear() {
+        var c = ConnectionController(maxConnections: 64)
+        // 1 → 2 gains 1.9×, 2 → 8 only 2.4× (of 4× promised): then 16, which gains nothing.
+        let counts = Self.run(&c, ticks: 80) { n in [1: 1.0, 2: 1.9, 8: 4.5, 16: 4.6][n, default: 4.6] * 0.01 }
+        #expect(Array(Set(counts)).sorted() == [1, 2, 8, 16])
+        #expect(counts.last == 8)
+    }
+
+    @Test("no step when the rest arrives within a step's windows at the rate measured: one stream to the end")
+    func nearlyDone() {
+        var c = ConnectionController(maxConnections: 16)
+        var time: UInt64 = 1_000_000_000, bytes: Int64 = 0, counts: [Int] = []
+        let total: Int64 = 256 << 20, rate: Int64 = 50 << 20 // bytes per tick: 500 MiB/s, hash-bound loopback
+        while bytes < total {
+            counts.append(c.decide(.init(sample: .init(time: time, bytes: bytes), rangesServed: true, rangesIgnored: false,
+                                         throttled: false, remaining: total - bytes)))
+            time += ConnectionController.tick
+            bytes = min(total, bytes + rate)
+        }
+        #expect(counts.allSatisfy { $0 == 1 })
+        #expect(c.phase == .settled)
+        // The same rate with a far larger artifact does step up.
+        var large = ConnectionController(maxConnections: 16)
+        let grown = Self.run(&large, ticks: 20) { Double($0) * 0.5 }
+        #expect(grown.max()! > 1)
     }
 
     @Test("a link one stream fills: back to one connection after one step to two, and it stays there")
