@@ -39,24 +39,8 @@ package enum LoopbackPort {
     /// Connects to 127.0.0.1:`port` and closes again; the connection's local port, or nil
     /// when the connect failed (refused: nothing listens).
     private static func localPortOfConnection(to port: Int) -> Int? {
-        let fd = socket(AF_INET, POSIXSocket.streamType, 0)
-        guard fd >= 0 else { return nil }
+        guard let fd = try? POSIXSocket.connect(port: UInt16(port)) else { return nil }
         defer { close(fd) }
-        var address = sockaddr_in()
-        address.sin_family = sa_family_t(AF_INET)
-        address.sin_addr.s_addr = inet_addr("127.0.0.1")
-        address.sin_port = UInt16(port).bigEndian
-        let connected = withUnsafePointer(to: &address) { p in
-            p.withMemoryRebound(to: sockaddr.self, capacity: 1) {
-                connect(fd, $0, socklen_t(MemoryLayout<sockaddr_in>.size)) == 0
-            }
-        }
-        guard connected else { return nil }
-        var local = sockaddr_in()
-        var length = socklen_t(MemoryLayout<sockaddr_in>.size)
-        _ = withUnsafeMutablePointer(to: &local) {
-            $0.withMemoryRebound(to: sockaddr.self, capacity: 1) { getsockname(fd, $0, &length) }
-        }
-        return Int(UInt16(bigEndian: local.sin_port))
+        return Int(POSIXSocket.localPort(fd))
     }
 }

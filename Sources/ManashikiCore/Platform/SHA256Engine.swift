@@ -8,9 +8,9 @@ import CryptoKit
 import CManashikiCrypto
 #endif
 
-// The one place where ManashikiCore differs per platform: CryptoKit on Apple platforms,
-// OpenSSL's EVP API (SHA-NI / ARMv8 crypto instructions) elsewhere. Everything above this file
-// is platform-free.
+// The one place where ManashikiCore's code differs per platform (`OperatingSystem`, beside it,
+// only names the system): CryptoKit on Apple platforms, OpenSSL's EVP API (SHA-NI / ARMv8 crypto
+// instructions) elsewhere. Everything above this folder is platform-free.
 
 /// Incremental SHA-256 state. Not thread-safe; owned by one `SHA256Hasher`.
 struct SHA256Engine: ~Copyable {

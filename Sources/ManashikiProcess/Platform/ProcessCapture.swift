@@ -34,25 +34,6 @@ package enum ProcessCapture {
         #endif
     }
 
-    /// The platform's name, for messages.
-    package static var platformName: String {
-        #if os(Linux)
-        return "Linux"
-        #elseif os(macOS)
-        return "macOS"
-        #elseif os(iOS)
-        return "iOS"
-        #elseif os(tvOS)
-        return "tvOS"
-        #elseif os(watchOS)
-        return "watchOS"
-        #elseif os(visionOS)
-        return "visionOS"
-        #else
-        return "this platform"
-        #endif
-    }
-
     /// Runs `executable` with `arguments` and `environment` (stdin and stderr are /dev/null),
     /// blocking the calling thread; SIGTERM after `timeout` seconds.
     /// - Throws: `Failure`.
@@ -83,7 +64,7 @@ package enum ProcessCapture {
         return Output(status: process.terminationStatus, signalled: process.terminationReason == .uncaughtSignal,
                       stdout: data.prefix(maxOutput), timedOut: timedOut.isSet)
         #else
-        throw Failure.unsupported(platform: platformName)
+        throw Failure.unsupported(platform: OperatingSystem.current.name)
         #endif
     }
 }

@@ -1,7 +1,8 @@
 import Foundation
 import ManashikiCore
 
-/// Turns fired faults into answers (request-level faults) or wire damage (body faults).
+/// Turns fired request-level faults into the answers given instead of the endpoint's (body
+/// faults are carried out by `ResponseWriter`, from the same `RegistryFault.Kind`).
 enum FaultResponses {
     /// The answer a request-level fault gives instead of the endpoint's, or nil.
     static func answer(for kind: RegistryFault.Kind?, request: ServerRequest, base: URL, origin: RegistryOrigin) -> ServerResponse? {
@@ -28,21 +29,6 @@ enum FaultResponses {
             return .error(status, status == 410 ? "url_gone" : "url_expired", "the signed URL has expired (injected fault)")
         default:
             return nil
-        }
-    }
-
-    /// The wire damage a body fault does, or nil.
-    static func bodyFault(for kind: RegistryFault.Kind?) -> BodyFault? {
-        switch kind {
-        case .truncatedBody(let keep, let declare)?: .truncate(keep: keep.map(Int64.init), declareLength: declare)
-        case .corruptByte(let offset)?: .corrupt(offset: offset.map(Int64.init))
-        case .extraBytes(let count, let declare)?: .extra(count: count.map(Int64.init), declareLength: declare)
-        case .noContentLength(let chunked)?: .noContentLength(chunked: chunked)
-        case .slowDrip(let bytes, let ms)?: .slowDrip(chunkBytes: bytes, interval: Double(ms) / 1000)
-        case .stall(let after)?: .stall(afterBytes: Int64(after))
-        case .connectionReset(let after)?: .reset(afterBytes: Int64(after ?? 0), beforeHead: after == nil)
-        case .expireMidBody(let after)?: .truncate(keep: Int64(after), declareLength: true)
-        default: nil
         }
     }
 

@@ -12,6 +12,8 @@ import Foundation
 /// before the head, `expiredURL` on the storage origin) answer instead of the endpoint. Body
 /// faults (`truncatedBody`, `corruptByte`, `extraBytes`, `noContentLength`, `slowDrip`,
 /// `stall`, `connectionReset` after bytes) damage the endpoint's real answer, whatever it is.
+/// These cases are the one description of each fault: `FaultResponses` gives the request-level
+/// answers, `ResponseWriter` does the body damage, both from the kind as it is documented here.
 /// `ignoreRange`, `replacedObject` and `expireMidBody` apply to the storage origin; `expiredURL`, `wrongDigest`, `missingDigest` and
 /// `downloadURL` shape the answer of `GET /api/download`.
 public struct RegistryFault: Sendable, Hashable {

@@ -45,8 +45,7 @@ struct APIOrigin: HTTPRequestHandler {
             return ResponseWriter.send(answer, on: connection, headOnly: headOnly, keepAlive: keepAlive)
         }
         let response = respond(to: request, route: route, fault: fault)
-        return ResponseWriter.send(response, on: connection, headOnly: headOnly, keepAlive: keepAlive,
-                                   fault: FaultResponses.bodyFault(for: fault))
+        return ResponseWriter.send(response, on: connection, headOnly: headOnly, keepAlive: keepAlive, fault: fault)
     }
 
     private func route(_ request: ServerRequest) -> Route? {

@@ -99,7 +99,6 @@ struct StorageOrigin: HTTPRequestHandler {
             if !headOnly { state.gauge.served(connection.bodyBytesSent - sentBefore) }
             state.gauge.end()
         }
-        return ResponseWriter.send(response, on: connection, headOnly: headOnly, keepAlive: request.wantsKeepAlive,
-                                   fault: FaultResponses.bodyFault(for: fault))
+        return ResponseWriter.send(response, on: connection, headOnly: headOnly, keepAlive: request.wantsKeepAlive, fault: fault)
     }
 }

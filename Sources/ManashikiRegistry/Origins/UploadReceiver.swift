@@ -61,6 +61,6 @@ struct UploadReceiver {
                       visibility: upload.visibility, format: upload.format, organization: upload.organization)
         let answer: [String: Any] = ["uploadId": uploadId, "modelId": upload.modelId, "version": upload.version,
                                      "size": contentLength, "sha256": digest]
-        return ResponseWriter.send(.json(200, answer), on: c, keepAlive: keepAlive, fault: FaultResponses.bodyFault(for: fault))
+        return ResponseWriter.send(.json(200, answer), on: c, keepAlive: keepAlive, fault: fault)
     }
 }

@@ -52,6 +52,65 @@ package enum POSIXSocket {
     /// Opens a listening IPv4 TCP socket on `host:port` (port 0 = ephemeral).
     /// - Returns: the descriptor and the port actually bound.
     package static func listen(host: String, port: UInt16) throws -> (fd: Int32, port: UInt16) {
+        let address = try ipv4Address(host: host, port: port)
+        let fd = try streamSocket()
+        var one: Int32 = 1
+        setsockopt(fd, SOL_SOCKET, SO_REUSEADDR, &one, socklen_t(MemoryLayout<Int32>.size))
+        guard call({ bind(fd, $0, $1) }, with: address) == 0 else { throw failure("bind(\(host):\(port))", closing: fd) }
+        guard libcListen(fd, 1024) == 0 else { throw failure("listen", closing: fd) }
+        return (fd, localPort(fd))
+    }
+
+    /// Opens a blocking IPv4 TCP connection to `host:port` (SIGPIPE-free, as `noSIGPIPE(_:)`
+    /// makes it). `receiveBuffer`, when set, fixes `SO_RCVBUF` before the connect (which also
+    /// turns off the kernel's receive-window autotuning).
+    /// - Returns: the connected descriptor; the caller closes it.
+    package static func connect(host: String = "127.0.0.1", port: UInt16, receiveBuffer: Int32? = nil) throws -> Int32 {
+        let address = try ipv4Address(host: host, port: port)
+        let fd = try streamSocket()
+        noSIGPIPE(fd)
+        if var size = receiveBuffer {
+            setsockopt(fd, SOL_SOCKET, SO_RCVBUF, &size, socklen_t(MemoryLayout<Int32>.size))
+        }
+        guard call({ libcConnect(fd, $0, $1) }, with: address) == 0 else { throw failure("connect(\(host):\(port))", closing: fd) }
+        return fd
+    }
+
+    /// A new IPv4 TCP socket.
+    private static func streamSocket() throws -> Int32 {
+        let fd = socket(AF_INET, streamType, 0)
+        guard fd >= 0 else { throw SocketError(operation: "socket", code: errno) }
+        return fd
+    }
+
+    /// `call` (`bind`, `connect`) given `address` as the `sockaddr` pointer and length it takes.
+    private static func call(_ call: (UnsafePointer<sockaddr>, socklen_t) -> Int32, with address: sockaddr_in) -> Int32 {
+        withUnsafePointer(to: address) {
+            $0.withMemoryRebound(to: sockaddr.self, capacity: 1) { call($0, socklen_t(MemoryLayout<sockaddr_in>.size)) }
+        }
+    }
+
+    /// The error of `operation` (errno as the failed call left it, read before anything else
+    /// runs, the operation's text included), after closing `fd`.
+    private static func failure(_ operation: @autoclosure () -> String, closing fd: Int32) -> SocketError {
+        let code = errno
+        close(fd)
+        return SocketError(operation: operation(), code: code)
+    }
+
+    /// The local port `fd` is bound to (`getsockname`): the ephemeral port a listener got, or
+    /// a connection's source port.
+    package static func localPort(_ fd: Int32) -> UInt16 {
+        var local = sockaddr_in()
+        var length = socklen_t(MemoryLayout<sockaddr_in>.size)
+        _ = withUnsafeMutablePointer(to: &local) {
+            $0.withMemoryRebound(to: sockaddr.self, capacity: 1) { getsockname(fd, $0, &length) }
+        }
+        return UInt16(bigEndian: local.sin_port)
+    }
+
+    /// The IPv4 address `host:port`; `localhost` names are 127.0.0.1.
+    private static func ipv4Address(host: String, port: UInt16) throws -> sockaddr_in {
         var address = sockaddr_in()
         address.sin_family = sa_family_t(AF_INET)
         address.sin_port = port.bigEndian
@@ -59,29 +118,7 @@ package enum POSIXSocket {
         guard inet_pton(AF_INET, literal, &address.sin_addr) == 1 else {
             throw SocketError(operation: "inet_pton(\(host)): not an IPv4 address", code: EINVAL)
         }
-        let fd = socket(AF_INET, streamType, 0)
-        guard fd >= 0 else { throw SocketError(operation: "socket", code: errno) }
-        var one: Int32 = 1
-        setsockopt(fd, SOL_SOCKET, SO_REUSEADDR, &one, socklen_t(MemoryLayout<Int32>.size))
-        let bound = withUnsafePointer(to: &address) {
-            $0.withMemoryRebound(to: sockaddr.self, capacity: 1) { bind(fd, $0, socklen_t(MemoryLayout<sockaddr_in>.size)) }
-        }
-        guard bound == 0 else {
-            let code = errno
-            close(fd)
-            throw SocketError(operation: "bind(\(host):\(port))", code: code)
-        }
-        guard Glibcish.listen(fd, 1024) == 0 else {
-            let code = errno
-            close(fd)
-            throw SocketError(operation: "listen", code: code)
-        }
-        var actual = sockaddr_in()
-        var length = socklen_t(MemoryLayout<sockaddr_in>.size)
-        _ = withUnsafeMutablePointer(to: &actual) {
-            $0.withMemoryRebound(to: sockaddr.self, capacity: 1) { getsockname(fd, $0, &length) }
-        }
-        return (fd, UInt16(bigEndian: actual.sin_port))
+        return address
     }
 
     /// Accepts one connection. Returns the descriptor and whether the peer is on loopback.
@@ -89,7 +126,7 @@ package enum POSIXSocket {
         var peer = sockaddr_in()
         var length = socklen_t(MemoryLayout<sockaddr_in>.size)
         let fd = withUnsafeMutablePointer(to: &peer) {
-            $0.withMemoryRebound(to: sockaddr.self, capacity: 1) { Glibcish.accept(listener, $0, &length) }
+            $0.withMemoryRebound(to: sockaddr.self, capacity: 1) { libcAccept(listener, $0, &length) }
         }
         guard fd >= 0 else { return nil }
         configure(fd)
@@ -180,25 +217,18 @@ package enum POSIXSocket {
     }
 }
 
-/// The libc functions whose names collide with methods in this module.
-enum Glibcish {
-    static func listen(_ fd: Int32, _ backlog: Int32) -> Int32 {
-        #if canImport(Glibc)
-        Glibc.listen(fd, backlog)
-        #elseif canImport(Musl)
-        Musl.listen(fd, backlog)
-        #else
-        Darwin.listen(fd, backlog)
-        #endif
-    }
+// The libc calls that `POSIXSocket`'s own `listen`, `accept` and `connect` hide inside it,
+// called from here, at file scope, where only libc's are in scope.
 
-    static func accept(_ fd: Int32, _ address: UnsafeMutablePointer<sockaddr>, _ length: UnsafeMutablePointer<socklen_t>) -> Int32 {
-        #if canImport(Glibc)
-        Glibc.accept(fd, address, length)
-        #elseif canImport(Musl)
-        Musl.accept(fd, address, length)
-        #else
-        Darwin.accept(fd, address, length)
-        #endif
-    }
+/// `listen(2)`.
+private func libcListen(_ fd: Int32, _ backlog: Int32) -> Int32 { listen(fd, backlog) }
+
+/// `accept(2)`.
+private func libcAccept(_ fd: Int32, _ address: UnsafeMutablePointer<sockaddr>, _ length: UnsafeMutablePointer<socklen_t>) -> Int32 {
+    accept(fd, address, length)
+}
+
+/// `connect(2)`.
+private func libcConnect(_ fd: Int32, _ address: UnsafePointer<sockaddr>, _ length: socklen_t) -> Int32 {
+    connect(fd, address, length)
 }

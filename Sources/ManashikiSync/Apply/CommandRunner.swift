@@ -1,5 +1,6 @@
 import Foundation
 import Manashiki
+import ManashikiCore
 import ManashikiProcess
 
 /// Runs a session `command` source and captures its standard output. Processes can be started
@@ -31,7 +32,7 @@ import ManashikiProcess
 
     /// The error of a `command` source where no process can be started.
     static func unsupported() -> CommandFailure {
-        CommandFailure(executable: "", reason: .unsupported(platform: ProcessCapture.platformName))
+        CommandFailure(executable: "", reason: .unsupported(platform: OperatingSystem.current.name))
     }
 
     private static func runBlocking(_ executable: String, _ arguments: [String]) throws -> String {

@@ -36,23 +36,7 @@ final class RawConnection {
     /// Connects to 127.0.0.1:`port`; reads time out after `timeout` seconds of silence.
     /// `receiveBuffer` (when set) fixes SO_RCVBUF, which also disables receive-window autotuning.
     init(port: Int, timeout: Double = 20, receiveBuffer: Int32? = nil) throws {
-        fd = socket(AF_INET, POSIXSocket.streamType, 0)
-        POSIXSocket.noSIGPIPE(fd)
-        if var size = receiveBuffer {
-            setsockopt(fd, SOL_SOCKET, SO_RCVBUF, &size, socklen_t(MemoryLayout<Int32>.size))
-        }
-        var address = sockaddr_in()
-        address.sin_family = sa_family_t(AF_INET)
-        address.sin_port = UInt16(port).bigEndian
-        address.sin_addr.s_addr = inet_addr("127.0.0.1")
-        let ok = withUnsafePointer(to: &address) {
-            $0.withMemoryRebound(to: sockaddr.self, capacity: 1) { connect(fd, $0, socklen_t(MemoryLayout<sockaddr_in>.size)) }
-        }
-        guard ok == 0 else {
-            let code = errno
-            close(fd)
-            throw POSIXError(POSIXErrorCode(rawValue: code) ?? .EIO)
-        }
+        fd = try POSIXSocket.connect(port: UInt16(port), receiveBuffer: receiveBuffer)
         var tv = timeval(tv_sec: Int(timeout), tv_usec: suseconds_t((timeout - Double(Int(timeout))) * 1_000_000))
         setsockopt(fd, SOL_SOCKET, SO_RCVTIMEO, &tv, socklen_t(MemoryLayout<timeval>.size))
     }
