@@ -61,9 +61,17 @@ final class PartScheduler: Sendable {
     /// Connections fetching a part right now.
     var activeCount: Int { state.withLock { $0.active.count } }
 
+    /// The most grid parts one part spans while its connection runs alone (`next(alone:)`).
+    static let maxAloneParts: Int64 = 8
+
     /// The next part for a connection: everything missing from the first gap on, or
-    /// (`splitting`) the lowest grid part nobody fetches; nil when nothing is left.
-    func next(splitting: Bool) -> Part? {
+    /// (`splitting`) the lowest grid part nobody fetches; nil when nothing is left. A
+    /// connection that runs `alone` while parts may still be split (the controller has not
+    /// decided yet) gets as many grid parts as are written so far (1 to `maxAloneParts`):
+    /// a fast single stream makes few requests (each ends with the pipeline drained before
+    /// the next one's first byte), and a part is never longer than what the same connection
+    /// has already fetched, so one that others join soon after is never left far behind.
+    func next(splitting: Bool, alone: Bool = false) -> Part? {
         state.withLock { s -> Part? in
             guard let total = s.total else {
                 guard s.active.isEmpty, !s.endReached else { return nil }
@@ -72,8 +80,10 @@ final class PartScheduler: Sendable {
             var claimed = s.written
             for a in s.active.values { claimed.insert(a.cursor..<(a.end ?? total)) }
             guard let gap = claimed.gaps(upTo: total).first else { return nil }
-            let end = splitting ? min(gap.upperBound, (gap.lowerBound / partSize + 1) * partSize) : gap.upperBound
-            return Self.assign(&s, start: gap.lowerBound, end: end)
+            guard splitting else { return Self.assign(&s, start: gap.lowerBound, end: gap.upperBound) }
+            let span = alone ? min(Self.maxAloneParts * partSize, max(partSize, s.written.count)) : partSize
+            let gridEnd = max((gap.lowerBound / partSize + 1) * partSize, (gap.lowerBound + span) / partSize * partSize)
+            return Self.assign(&s, start: gap.lowerBound, end: min(gap.upperBound, gridEnd))
         }
     }
 

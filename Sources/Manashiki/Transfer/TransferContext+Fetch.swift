@@ -7,7 +7,7 @@ extension TransferContext {
         connectionStarted()
         while true {
             if retires() { return }
-            guard let part = scheduler.next(splitting: splitting && !rangesIgnored) else { break }
+            guard let part = scheduler.next(splitting: splitting && !rangesIgnored, alone: wantsOne) else { break }
             do { try await fetch(part) } catch {
                 connectionEnded()
                 throw error

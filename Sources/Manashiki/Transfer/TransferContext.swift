@@ -115,6 +115,10 @@ final class TransferContext: Sendable {
         }
     }
 
+    /// Whether the controller wants one connection now (it has not added any yet, or went
+    /// back to one).
+    var wantsOne: Bool { connections.withLock { $0.target <= 1 } }
+
     /// Whether parts are taken on the grid (parts may run in parallel).
     var splitting: Bool { connections.withLock { $0.splitting } }
 

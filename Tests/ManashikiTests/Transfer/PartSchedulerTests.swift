@@ -41,6 +41,28 @@ struct PartSchedulerTests {
         #expect(s.next(splitting: false)?.start == 40 * Self.mib)
     }
 
+    @Test("a connection running alone takes as many grid parts as are written (1 to 8); once others run, one grid part")
+    func aloneGrows() {
+        let total = 200 * Self.mib + 5
+        let s = PartScheduler(total: total, partSize: 8 * Self.mib)
+        var ends: [Int64] = []
+        while let p = s.next(splitting: true, alone: true) {
+            ends.append(p.end!)
+            s.wrote(p.start..<p.end!, part: p.id)
+            s.finish(p.id)
+            if p.end! >= 128 * Self.mib { break }
+        }
+        #expect(ends == [8, 16, 32, 64, 128].map { $0 * Self.mib })
+        let capped = s.next(splitting: true, alone: true)!
+        #expect(capped.start == 128 * Self.mib && capped.end == 192 * Self.mib) // at most 8 parts
+        #expect(s.next(splitting: true, alone: true)?.end == total) // and never past the gap
+        let shared = PartScheduler(total: total, written: ByteRangeSet([0..<(64 * Self.mib)]), partSize: 8 * Self.mib)
+        #expect(shared.next(splitting: true, alone: false)?.end == 72 * Self.mib)
+        // A gap that starts off the grid (a part given up mid-way) ends on the grid.
+        let resumed = PartScheduler(total: total, written: ByteRangeSet([0..<(20 * Self.mib + 7)]), partSize: 8 * Self.mib)
+        #expect(resumed.next(splitting: true, alone: true)?.end == 40 * Self.mib)
+    }
+
     @Test("after a resume the missing ranges are handed out, parts already on disk are not")
     func resumeGaps() {
         let total = 32 * Self.mib
