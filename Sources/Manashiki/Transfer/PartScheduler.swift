@@ -69,8 +69,9 @@ final class PartScheduler: Sendable {
     /// connection that runs `alone` while parts may still be split (the controller has not
     /// decided yet) gets as many grid parts as are written so far (1 to `maxAloneParts`):
     /// a fast single stream makes few requests (each ends with the pipeline drained before
-    /// the next one's first byte), and a part is never longer than what the same connection
-    /// has already fetched, so one that others join soon after is never left far behind.
+    /// the next one's first byte), and a part is never longer than what is already written
+    /// (a kept partial's bytes included), so one that others join soon after is never left
+    /// far behind.
     func next(splitting: Bool, alone: Bool = false) -> Part? {
         state.withLock { s -> Part? in
             guard let total = s.total else {
