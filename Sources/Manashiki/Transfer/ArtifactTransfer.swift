@@ -201,7 +201,7 @@ final class ArtifactTransfer: Sendable {
         ConnectionController.Observation(sample: .init(time: Deadline.now, bytes: context.hasher.progress),
                                          rangesServed: context.rangesServed, rangesIgnored: context.rangesIgnored,
                                          throttled: context.takeThrottled(),
-                                         remaining: context.scheduler.total.map { $0 - context.scheduler.written.count })
+                                         remaining: context.scheduler.remaining)
     }
 
     /// Starts up to `count` more connections, as the budget allows; returns how many.

@@ -12,9 +12,9 @@
 ///    `measureWindow` (the baseline).
 /// 3. Then 2 connections, then more each step (up to `maxConnections`): after `settleWindow`
 ///    for the new ones to get going, the total rate is measured again; a step is kept only when
-///    it raised the rate by at least `minimumGain` (20 %). A step that gained almost as much as its connections promised
-///    (`linearEfficiency`: per-connection throttling, as CDNs do) is followed by one four times
-///    as large, else twice. The first step that does not gain goes back to the count before it
+///    it raised the rate by at least `minimumGain` (20 %). A step that gained almost as much as
+///    its connections promised (`linearEfficiency`: per-connection throttling, as CDNs do) is
+///    followed by one four times as large, else twice. The first step that does not gain goes back to the count before it
 ///    and stays there: a link that one stream already fills keeps one stream (beside a moment
 ///    with two: on a capped link every added connection costs, 5–15 % for the second in the
 ///    bench's measurements).

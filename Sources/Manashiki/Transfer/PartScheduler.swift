@@ -50,6 +50,9 @@ final class PartScheduler: Sendable {
     /// The bytes written so far.
     var written: ByteRangeSet { state.withLock { $0.written } }
 
+    /// The bytes still to write (nil: the size is unknown).
+    var remaining: Int64? { state.withLock { s in s.total.map { $0 - s.written.count } } }
+
     /// Whether every byte is written (for an unknown size: the stream reached its end).
     var isComplete: Bool {
         state.withLock { s in
