@@ -1,34 +1,37 @@
 #if os(Linux) || os(macOS) // child processes (ManashikiProcess) exist on Linux and macOS only
 import Foundation
 import ManashikiProcess
-import ManashikiTestSupport
 import Testing
 
 /// A real tool from Debian's packages or PyPI (promtool, systemd-analyze, check-jsonschema…)
-/// run by a test, found on the PATH that `.ci/run` sets up.
-enum ExternalTool {
+/// run by a test, found on the PATH that `.ci/run` sets up. Shared by the test targets (the CLI's
+/// validators, the publisher-signature tests' `model_signing` and `openssl`).
+package enum ExternalTool {
     /// What a tool run left.
-    struct Result {
-        var status: Int32
-        var output: String
-        var succeeded: Bool { status == 0 }
+    package struct Result: Sendable {
+        /// The exit status.
+        package var status: Int32
+        /// Standard output and standard error together.
+        package var output: String
+        /// Whether it exited 0.
+        package var succeeded: Bool { status == 0 }
     }
 
     /// The directories searched, in order (pip's console scripts may live under pyenv).
-    static var searchPath: [String] {
+    package static var searchPath: [String] {
         let inherited = (ProcessInfo.processInfo.environment["PATH"] ?? "").split(separator: ":").map(String.init)
         return inherited + ["/usr/local/bin", "/usr/bin", "/bin", "/usr/sbin", "/sbin"]
     }
 
     /// The full path of `name`, or nil when it is not installed.
-    static func find(_ name: String) -> String? {
+    package static func find(_ name: String) -> String? {
         ChildProcess.executable(named: name, path: searchPath.joined(separator: ":"))?.path
     }
 
     /// Runs `name` with `arguments` (stdin from `input`, else /dev/null), stdout and stderr
     /// together. Records an issue (and returns status 127) when the tool is missing: CI
     /// installs every one of them, so a missing tool is a failure, never a skip.
-    static func run(_ name: String, _ arguments: [String], input: URL? = nil, in directory: URL? = nil,
+    package static func run(_ name: String, _ arguments: [String], input: URL? = nil, in directory: URL? = nil,
                     sourceLocation: SourceLocation = #_sourceLocation) async throws -> Result {
         guard let path = find(name) else {
             Issue.record("\(name) is not installed (.ci/run installs it)", sourceLocation: sourceLocation)
