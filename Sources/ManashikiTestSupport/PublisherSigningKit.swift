@@ -4,7 +4,7 @@ import Testing
 
 /// Publisher signatures made the way publishers make them: EC keys and a CA chain made with the
 /// `openssl` CLI, `model.sig` files written by upstream's own `model_signing sign key` and
-/// `sign certificate` (PyPI `model-signing`, which needs `pyOpenSSL`; `.ci/run` installs both),
+/// `sign certificate` (PyPI `model-signing`, which needs `pyOpenSSL`; `scripts/test` installs both),
 /// in a scratch directory. The formats upstream only still reads for compatibility, and keyless
 /// bundles, are made by Python with upstream's own functions (`compatibilityBundle`,
 /// `keylessBundle`).
@@ -22,10 +22,14 @@ package struct PublisherSigningKit: Sendable {
         package var key: URL
     }
 
-    /// An empty kit. Records an issue when openssl or model_signing is missing (never a skip).
+    /// The peers the kit runs; a test using it declares `.requires(.openssl, .modelSigning, .pyOpenSSL)`.
+    package static let peers: [Peer] = [.openssl, .modelSigning, .pyOpenSSL]
+
+    /// An empty kit. Throws `PeerMissing` (naming the packages) when openssl, model_signing or
+    /// pyOpenSSL is missing: the tests require them, so this is a test without its `.requires`.
     package static func make() throws -> PublisherSigningKit {
-        try #require(ExternalTool.find("openssl") != nil, "openssl is not installed (apt-get install openssl; .ci/run installs it)")
-        try #require(ExternalTool.find("model_signing") != nil, "model_signing is not installed (pip install model-signing pyOpenSSL; .ci/run installs them)")
+        let missing = peers.filter { !$0.isInstalled }
+        if !missing.isEmpty { throw PeerMissing(peers: missing) }
         return PublisherSigningKit(scratch: ScratchDirectory("manashiki-signing"))
     }
 

@@ -9,7 +9,8 @@ import Testing
 /// service's own command run as its user with the toolchain hidden against the development
 /// registry, then `dpkg -r` and `dpkg -P`. The suite installs and purges `manashiki-sync`.
 @Suite("Debian package (scripts/package-deb, dpkg)", .serialized,
-       .enabled(if: Packaging.isBuilt, Packaging.notBuilt), .enabled(if: Packaging.isRoot, "needs root (dpkg -i, mount namespaces)"))
+       .enabled(if: Packaging.isBuilt, Packaging.notBuilt), .enabled(if: Packaging.isRoot, "needs root (dpkg -i, mount namespaces)"),
+       .requires(.lintian, .systemdAnalyze))
 struct DebianPackageTests {
     /// The package, built once for the suite (lintian reads the whole 60 MB binary).
     static let built = Task { try await buildPackage() }

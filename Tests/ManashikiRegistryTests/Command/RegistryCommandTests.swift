@@ -41,7 +41,7 @@ struct RegistryCommandTests {
     }
 
     #if os(Linux) || os(macOS) // child processes (ManashikiProcess) exist on Linux and macOS only
-    @Test("the executable serves the demo on --port 0, writes --ready-file, and stops on SIGTERM")
+    @Test("the executable serves the demo on --port 0, writes --ready-file, and stops on SIGTERM", .requires(.curl))
     func executableServes() throws {
         let binary = BuiltProduct.manashikiRegistry
         try #require(FileManager.default.isExecutableFile(atPath: binary.path), "build the manashiki-registry product first")

@@ -53,7 +53,7 @@ struct HTTPServerTests {
         #expect(JSON.errorCode(Data(body)) == "bad_request")
     }
 
-    @Test("a client hanging up mid-download neither kills the process (SIGPIPE) nor the server")
+    @Test("a client hanging up mid-download neither kills the process (SIGPIPE) nor the server", .requires(.curl))
     func hangUpMidBody() throws {
         var catalog = Fixture.catalog()
         catalog.add(model: RegistryModel(modelId: "big", version: "1", artifact: .generated(size: 8 << 20, seed: 4)))

@@ -7,7 +7,7 @@ import Testing
 
 /// `model.sig` files written by upstream's `model_signing` (key and certificate modes, a file and
 /// a folder), read by `SigstoreBundle` and `ModelSigningStatement`, and the shapes they refuse.
-@Suite("Sigstore bundles and model-signing statements", .serialized)
+@Suite("Sigstore bundles and model-signing statements", .serialized, .requires(.openssl, .modelSigning, .pyOpenSSL))
 struct SigstoreBundleTests {
     let kit: PublisherSigningKit
     let model: URL
