@@ -45,11 +45,16 @@ extension Peer {
     package static let boto3 = Peer(.pythonModule("boto3"), from: .pypi("boto3"))
     /// rclone: a third independent S3 client copies a blob out of the bucket.
     package static let rclone = Peer(.command("rclone"), from: .debian("rclone"))
+    /// `model_signing` (OpenSSF model signing): signs the publisher-signature tests' models with
+    /// `sign key` / `sign certificate`, and `verify key` checks what `export` carries.
+    package static let modelSigning = Peer(.command("model_signing"), from: .pypi("model-signing"))
+    /// pyOpenSSL: `model_signing sign certificate` imports it (the tests' CA chains).
+    package static let pyOpenSSL = Peer(.pythonModule("OpenSSL"), from: .pypi("pyOpenSSL"))
 
     /// The whole catalog (PeerCatalogTests checks it against scripts/test's lists).
     package static var all: [Peer] {
         [curl, strace, systemdAnalyze, promtool, nginx, openssl, tinyproxy, microsocks, dockerRegistry, htpasswd,
-         skopeo, python3, ruby, lintian, checkJSONSchema, kubernetesValidate, oras, weed, aws, boto3, rclone]
+         skopeo, python3, ruby, lintian, checkJSONSchema, kubernetesValidate, oras, weed, aws, boto3, rclone, modelSigning, pyOpenSSL]
     }
 
     /// The catalog's peer for the command `name`, if it has one.
