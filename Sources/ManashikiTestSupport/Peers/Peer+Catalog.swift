@@ -37,11 +37,16 @@ extension Peer {
     package static let kubernetesValidate = Peer(.command("kubernetes-validate"), from: .pypi("kubernetes-validate"))
     /// oras-py: a second independent OCI client pushes an artifact the sync agent reads.
     package static let oras = Peer(.pythonModule("oras"), from: .pypi("oras"))
+    /// python-tuf: makes the TUF repositories the trust tests verify (securesystemslib, which comes
+    /// with it, writes the canonical JSON they compare).
+    package static let pythonTUF = Peer(.pythonModule("tuf"), from: .pypi("tuf"))
+    /// pyca/cryptography: python-tuf's signer signs with it.
+    package static let pythonCryptography = Peer(.pythonModule("cryptography"), from: .pypi("cryptography"))
 
     /// The whole catalog (PeerCatalogTests checks it against scripts/test's lists).
     package static var all: [Peer] {
         [curl, strace, systemdAnalyze, promtool, nginx, openssl, tinyproxy, microsocks, dockerRegistry, htpasswd,
-         skopeo, python3, ruby, lintian, checkJSONSchema, kubernetesValidate, oras]
+         skopeo, python3, ruby, lintian, checkJSONSchema, kubernetesValidate, oras, pythonTUF, pythonCryptography]
     }
 
     /// The catalog's peer for the command `name`, if it has one.
