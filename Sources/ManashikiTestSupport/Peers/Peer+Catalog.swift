@@ -50,11 +50,17 @@ extension Peer {
     package static let modelSigning = Peer(.command("model_signing"), from: .pypi("model-signing"))
     /// pyOpenSSL: `model_signing sign certificate` imports it (the tests' CA chains).
     package static let pyOpenSSL = Peer(.pythonModule("OpenSSL"), from: .pypi("pyOpenSSL"))
+    /// python-tuf: makes the TUF repositories the trust tests verify (securesystemslib, which comes
+    /// with it, writes the canonical JSON they compare).
+    package static let pythonTUF = Peer(.pythonModule("tuf"), from: .pypi("tuf"))
+    /// pyca/cryptography: python-tuf's signer signs with it.
+    package static let pythonCryptography = Peer(.pythonModule("cryptography"), from: .pypi("cryptography"))
 
     /// The whole catalog (PeerCatalogTests checks it against scripts/test's lists).
     package static var all: [Peer] {
         [curl, strace, systemdAnalyze, promtool, nginx, openssl, tinyproxy, microsocks, dockerRegistry, htpasswd,
-         skopeo, python3, ruby, lintian, checkJSONSchema, kubernetesValidate, oras, weed, aws, boto3, rclone, modelSigning, pyOpenSSL]
+         skopeo, python3, ruby, lintian, checkJSONSchema, kubernetesValidate, oras, weed, aws, boto3, rclone, modelSigning, pyOpenSSL,
+         pythonTUF, pythonCryptography]
     }
 
     /// The catalog's peer for the command `name`, if it has one.
