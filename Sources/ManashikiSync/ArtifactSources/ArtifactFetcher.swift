@@ -7,8 +7,8 @@ import Manashiki
 struct ArtifactFetcher: Sendable {
     /// The sources, in order (`--from` first, then the manifest's), bundle paths resolved.
     let sources: [ResolvedSource]
-    /// The SDK client, for mirror downloads (nil: mirrors are skipped).
-    let mirrorClient: (any MirrorDownloading)?
+    /// Fetches from mirrors (nil: mirrors are skipped).
+    let mirrorClient: MirrorClient?
     /// Whether network sources are skipped (`--offline`).
     let offline: Bool
     /// Seconds without a byte before a mirror transfer fails over.
@@ -126,7 +126,7 @@ struct ArtifactFetcher: Sendable {
                         continue
                     }
                     let expected = ExpectedArtifact(sha256: target.sha256, size: target.size, version: target.version)
-                    model = try await mirrorClient.downloadFromMirror(modelId, url: ArtifactSource.blobURL(base, target.sha256),
+                    model = try await mirrorClient.download(modelId, url: ArtifactSource.blobURL(base, target.sha256),
                                                                       allowPlainHTTP: s.source.allowsPlainHTTP, expecting: expected,
                                                                       run: run, idleTimeout: mirrorIdleTimeout, progress: progress)
                 } else if case .s3 = s.source.kind {

@@ -59,7 +59,7 @@ extension ArtifactFetcher {
             guard let mirrorClient, indexes[source.label] == nil else { continue }
             let url = ArtifactSource.indexURL(base)
             do {
-                let (status, body) = try await mirrorClient.fetchFromMirror(url, allowPlainHTTP: source.source.allowsPlainHTTP,
+                let (status, body) = try await mirrorClient.fetchDocument(url, allowPlainHTTP: source.source.allowsPlainHTTP,
                                                                             idleTimeout: mirrorIdleTimeout, maxBytes: Self.indexLimit)
                 switch status {
                 case 200:
