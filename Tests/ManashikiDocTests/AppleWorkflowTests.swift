@@ -48,12 +48,18 @@ struct AppleWorkflowTests {
         let brew = try #require(lines.first { $0.trimmingCharacters(in: .whitespaces).hasPrefix("brew install ") })
         let formulas = Set(brew.split(separator: " ").dropFirst(2).map(String.init))
         #expect(formulas == Set(Peer.all.compactMap(\.homebrew)), "\(formulas.sorted())")
+        // The PyPI pins come from scripts/test's list, read by the same sed expression run here.
+        let pip = try #require(lines.first { $0.contains("pins=$(sed -n") })
+        let expression = try #require(pip.components(separatedBy: "sed -n '").last?.components(separatedBy: "' scripts/test").first)
+        let r = RunningChild.run(URL(fileURLWithPath: "/bin/sed"), ["-n", expression, DocBlockCatalog.root.appendingPathComponent("scripts/test").path])
+        let pins = r.stdoutLines
+        #expect(r.status == 0 && pins.count >= 4 && pins.allSatisfy { $0.contains("==") }, "\(r.all)")
         let script = try String(contentsOf: DocBlockCatalog.root.appendingPathComponent("scripts/test"), encoding: .utf8)
-        let body = script.components(separatedBy: "pypi_packages=(")[1].components(separatedBy: "\n)")[0]
-        let pins = body.split(separator: "\n").compactMap { $0.split(separator: " ").first.map(String.init) }
-        #expect(pins.count >= 3)
-        let pip = try #require(lines.firstIndex { $0.contains("python3 -m pip install --user") })
-        #expect(Set(lines[pip + 1].split(separator: " ").map(String.init)) == Set(pins), "\(lines[pip + 1]) vs \(pins)")
+        let list = script.components(separatedBy: "pypi_packages=(\n")[1].components(separatedBy: "\n)")[0]
+        let listed = list.split(separator: "\n").map { $0.trimmingCharacters(in: .whitespaces) }.filter { !$0.isEmpty && !$0.hasPrefix("#") }
+            .compactMap { $0.split(separator: " ").first.map(String.init) }
+        #expect(pins == listed, "\(pins) vs \(listed)")
+        #expect(lines.contains { $0.contains("python3 -m pip install --user --break-system-packages $pins") })
     }
 }
 #endif

