@@ -72,7 +72,8 @@ package enum HelpText {
 
     Contacts the registry (catalog and records) and hashes files that changed on disk, but
     downloads, deletes and records nothing. Exit codes: 0 in sync, 10 changes pending,
-    1 a sync could not fully succeed (a model is blocked, or the disk is too small),
+    1 a sync could not fully succeed (a model is blocked, the disk is too small, or this user
+    cannot write the store),
     2 usage/manifest/key error, 75 locked.
 
     \(sourceOptions)
