@@ -25,7 +25,7 @@ enum SourceIndex: Sendable {
 
 extension ArtifactFetcher {
     /// The most bytes of a mirror's `index.json` read (about 150,000 entries).
-    static let indexLimit = 64 << 20
+    static let indexLimit = BundleIndex.maxBytes
 
     /// Reads each mirror's `index.json` (and checks each bundle directory) once, before the
     /// plan; returns the warnings to report.
