@@ -6,7 +6,7 @@ import Testing
 
 /// Keys and signatures made in the test by the `openssl` command (a real, independent signer),
 /// verified by `PublicKey`; then each part is damaged.
-@Suite("Public-key signatures")
+@Suite("Public-key signatures", .requires(.openssl))
 struct PublicKeyTests {
     let openssl = OpenSSLSigner()
 
@@ -188,7 +188,7 @@ struct OpenSSLSigner {
     }
 
     private func run(_ arguments: [String]) throws {
-        let result = RunningChild.run(URL(fileURLWithPath: "/usr/bin/openssl"), arguments, in: scratch.url)
+        let result = RunningChild.run(try Peer.openssl.require(), arguments, in: scratch.url)
         guard result.status == 0 else { throw OpenSSLFailure(message: "openssl \(arguments.joined(separator: " ")): \(result.all)") }
     }
 
