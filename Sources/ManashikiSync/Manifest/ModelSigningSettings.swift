@@ -38,18 +38,12 @@ public struct ModelSigningSettings: Sendable, Hashable {
     }
 
     /// The placeholders `signatureURL` may hold.
-    public static let placeholders = ["{modelId}", "{version}", "{sha256}"]
+    public static var placeholders: [String] { SignatureURLLocator.placeholders }
 
     /// `signatureURL` for one artifact (each value percent-encoded as a path segment), or nil
     /// when there is no template.
     public func signatureURL(modelId: String, version: String, sha256: String) -> URL? {
-        guard let template = signatureURL else { return nil }
-        let segment = CharacterSet.urlPathAllowed.subtracting(CharacterSet(charactersIn: "/?#"))
-        func encoded(_ s: String) -> String { s.addingPercentEncoding(withAllowedCharacters: segment) ?? s }
-        let text = template.replacingOccurrences(of: "{modelId}", with: encoded(modelId))
-            .replacingOccurrences(of: "{version}", with: encoded(version))
-            .replacingOccurrences(of: "{sha256}", with: encoded(sha256))
-        return URL(string: text)
+        signatureURL.flatMap { SignatureURLLocator.url($0, modelId: modelId, version: version, sha256: sha256) }
     }
 }
 
@@ -68,15 +62,6 @@ public enum PEMSource: Sendable, Hashable, CustomStringConvertible {
         case .inline: return "inline PEM"
         }
     }
-}
-
-/// Whether a model must carry a valid publisher signature.
-public enum SignatureRequirement: String, Sendable, Hashable, CaseIterable {
-    /// Nothing is installed, replaced or kept as verified without a valid signature.
-    case required
-    /// A signature that is found must be valid; a model without one is installed unsigned (with
-    /// a warning). A signature that is found and does not verify is still refused.
-    case optional
 }
 
 extension ModelSigningSettings {

@@ -10,4 +10,7 @@ public struct TrustSettings: Sendable, Hashable {
     public init(modelSigning: ModelSigningSettings? = nil) {
         self.modelSigning = modelSigning
     }
+
+    /// Whether any trust is configured.
+    public var isConfigured: Bool { modelSigning != nil }
 }
