@@ -37,6 +37,11 @@ extension Peer {
     package static let kubernetesValidate = Peer(.command("kubernetes-validate"), from: .pypi("kubernetes-validate"))
     /// oras-py: a second independent OCI client pushes an artifact the sync agent reads.
     package static let oras = Peer(.pythonModule("oras"), from: .pypi("oras"))
+    /// `model_signing` (OpenSSF model signing): signs the publisher-signature tests' models with
+    /// `sign key` / `sign certificate`, and `verify key` checks what `export` carries.
+    package static let modelSigning = Peer(.command("model_signing"), from: .pypi("model-signing"))
+    /// pyOpenSSL: `model_signing sign certificate` imports it (the tests' CA chains).
+    package static let pyOpenSSL = Peer(.pythonModule("OpenSSL"), from: .pypi("pyOpenSSL"))
     /// python-tuf: makes the TUF repositories the trust tests verify (securesystemslib, which comes
     /// with it, writes the canonical JSON they compare).
     package static let pythonTUF = Peer(.pythonModule("tuf"), from: .pypi("tuf"))
@@ -46,7 +51,7 @@ extension Peer {
     /// The whole catalog (PeerCatalogTests checks it against scripts/test's lists).
     package static var all: [Peer] {
         [curl, strace, systemdAnalyze, promtool, nginx, openssl, tinyproxy, microsocks, dockerRegistry, htpasswd,
-         skopeo, python3, ruby, lintian, checkJSONSchema, kubernetesValidate, oras, pythonTUF, pythonCryptography]
+         skopeo, python3, ruby, lintian, checkJSONSchema, kubernetesValidate, oras, modelSigning, pyOpenSSL, pythonTUF, pythonCryptography]
     }
 
     /// The catalog's peer for the command `name`, if it has one.

@@ -1,5 +1,6 @@
 #if os(Linux) || os(macOS) // child processes (ManashikiProcess) exist on Linux and macOS only
 import Foundation
+import ManashikiTestSupport
 import Testing
 
 /// `--metrics-file` and `metrics.file` with the built binary against the development registry,

@@ -1,24 +1,29 @@
 #if os(Linux) || os(macOS) // child processes (ManashikiProcess) exist on Linux and macOS only
 import Foundation
-import ManashikiTestSupport
+import ManashikiProcess
 import Testing
 
-/// A real tool from Debian's packages or PyPI (promtool, systemd-analyze, check-jsonschema…)
-/// run by a test, found on `Peer.searchPath`. Tests that run one require its peer
-/// (`.requires(.promtool)`), so they are skipped, or fail under CI, before getting here.
-enum ExternalTool {
+/// A real tool from Debian's packages or PyPI (promtool, systemd-analyze, check-jsonschema,
+/// model_signing…) run by a test, found on `Peer.searchPath`. Shared by the test targets (the
+/// CLI's validators, the publisher-signature tests' `model_signing` and `openssl`). Tests that
+/// run one require its peer (`.requires(.promtool)`), so they are skipped, or fail under CI,
+/// before getting here.
+package enum ExternalTool {
     /// What a tool run left.
-    struct Result {
-        var status: Int32
-        var output: String
-        var succeeded: Bool { status == 0 }
+    package struct Result: Sendable {
+        /// The exit status.
+        package var status: Int32
+        /// Standard output and standard error together.
+        package var output: String
+        /// Whether it exited 0.
+        package var succeeded: Bool { status == 0 }
     }
 
     /// Runs `name` with `arguments` (stdin from `input`, else /dev/null), stdout and stderr
     /// together. Records an issue (and returns status 127) when the tool is missing: a test
     /// that runs a peer requires it, so this is a test that forgot its `.requires`.
-    static func run(_ name: String, _ arguments: [String], input: URL? = nil, in directory: URL? = nil,
-                    sourceLocation: SourceLocation = #_sourceLocation) async throws -> Result {
+    package static func run(_ name: String, _ arguments: [String], input: URL? = nil, in directory: URL? = nil,
+                            sourceLocation: SourceLocation = #_sourceLocation) async throws -> Result {
         guard let path = Peer.find(name)?.path else {
             let missing = Peer.command(name).map { PeerMissing(peers: [$0]).description } ?? "\(name) is not installed"
             Issue.record("\(missing) (and the test lacks its .requires trait)", sourceLocation: sourceLocation)
