@@ -75,7 +75,7 @@ let package = Package(
         .testTarget(name: "ManashikiSyncTests", dependencies: ["ManashikiSync", "Manashiki", "ManashikiCore", "ManashikiTestSupport", "ManashikiRegistry", "ManashikiProcess"]),
         .testTarget(name: "ManashikiSyncCLITests", dependencies: ["ManashikiSyncCLI", "ManashikiSync", "ManashikiCore", "ManashikiRegistry", "ManashikiTestSupport", "ManashikiLoopback", "ManashikiProcess", "manashiki-sync"]),
         .testTarget(name: "ManashikiDocTests", dependencies: ["manashiki-doc-snippets", "Manashiki", "ManashikiSync", "ManashikiRegistry",
-                                                             "ManashikiTestSupport", "ManashikiProcess", "manashiki-sync", "manashiki-registry"]),
+                                                             "ManashikiTestSupport", "ManashikiProcess", "ManashikiLoopback", "manashiki-sync", "manashiki-registry"]),
         // The release binary, the Debian package and the Homebrew formula (docs/packaging.md): dist/
         // from scripts/build-release (CI builds it first), installed with dpkg on the machine.
         .testTarget(name: "PackagingTests", dependencies: ["Manashiki", "ManashikiRegistry", "ManashikiTestSupport", "ManashikiProcess", "manashiki-sync"]),

@@ -41,3 +41,69 @@ package enum PartialFolder {
         }
     }
 }
+
+/// What the kept partial of a store holds of the artifact it is being downloaded into, measured
+/// from the bytes themselves (never from what the SDK recorded): the resume tests' `kept`.
+package struct PartialContents: Sendable, Equatable {
+    /// Bytes of the partial that equal the artifact's at their offset: what was written (a
+    /// hole reads as zeros; runs of fewer than `PartialContents.minimumRun` equal bytes are
+    /// chance and not counted).
+    package var onDisk: Int64
+    /// The bytes a next download takes as written (`PartialFolder.resumableBytes`).
+    package var recorded: Int64
+    /// Whether every recorded byte is among `onDisk` (a sidecar never names a byte that was
+    /// not written).
+    package var recordedIsWritten: Bool
+
+    /// The shortest run of equal bytes counted as written.
+    package static let minimumRun = 32
+
+    /// The partial with the most recorded bytes in `store` (the one a next download adopts),
+    /// compared with `artifact`; nil when there is none.
+    package static func of(_ store: URL, artifact: Data) -> PartialContents? {
+        let layout = StoreLayout(directory: store)
+        let best = PartialFolder.kept(in: store).max { recorded($0.bytes, $0.sidecar) < recorded($1.bytes, $1.sidecar) }
+        guard let best, let data = FileManager.default.contents(atPath: layout.partialFile(best.name).path) else { return nil }
+        let ranges = recordedRanges(best.bytes, best.sidecar)
+        let written = ranges.allSatisfy { r in
+            r.upperBound <= data.count && r.upperBound <= artifact.count
+                && data[data.startIndex + Int(r.lowerBound)..<data.startIndex + Int(r.upperBound)]
+                    .elementsEqual(artifact[artifact.startIndex + Int(r.lowerBound)..<artifact.startIndex + Int(r.upperBound)])
+        }
+        return PartialContents(onDisk: matching(data, artifact), recorded: recorded(best.bytes, best.sidecar), recordedIsWritten: written)
+    }
+
+    private static func recordedRanges(_ bytes: Int64, _ sidecar: PartialSidecar) -> [Range<Int64>] {
+        guard sidecar.parts != nil else { return [0..<min(bytes, sidecar.size)] }
+        return [0..<min(sidecar.bytesKnownGood, bytes)] + sidecar.partRanges.filter { $0.upperBound <= bytes }
+    }
+
+    private static func recorded(_ bytes: Int64, _ sidecar: PartialSidecar) -> Int64 {
+        recordedRanges(bytes, sidecar).reduce(0) { $0 + Int64($1.count) }
+    }
+
+    /// Bytes of `data` equal to `artifact`'s at the same offset, in runs of at least `minimumRun`.
+    private static func matching(_ data: Data, _ artifact: Data) -> Int64 {
+        let count = min(data.count, artifact.count)
+        return data.withUnsafeBytes { a in
+            artifact.withUnsafeBytes { b in
+                var total: Int64 = 0, run = 0, offset = 0
+                let page = 4096
+                while offset < count {
+                    let n = min(page, count - offset)
+                    if memcmp(a.baseAddress! + offset, b.baseAddress! + offset, n) == 0 {
+                        run += n
+                    } else {
+                        for i in offset..<(offset + n) {
+                            if a[i] == b[i] { run += 1; continue }
+                            if run >= minimumRun { total += Int64(run) }
+                            run = 0
+                        }
+                    }
+                    offset += n
+                }
+                return total + (run >= minimumRun ? Int64(run) : 0)
+            }
+        }
+    }
+}

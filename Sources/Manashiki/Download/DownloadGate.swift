@@ -6,9 +6,10 @@ import ManashikiCore
 ///
 /// Two tasks that download the same model at once (two views, or a view and a restore) would
 /// otherwise each transfer the whole artifact and install it twice. A call that finds another
-/// running waits (cancellably); when that one succeeds, the waiter resolves its own download
-/// ticket (so its key and session are still checked by the registry) and, if the ticket names
-/// the digest just installed and the file is unchanged, returns that copy without a transfer.
+/// running waits (cancellably); when that one succeeds and installed the digest the waiter
+/// expects (a registry download resolves its own ticket before it waits, so its key and session
+/// are still checked), with the file unchanged, the waiter returns that copy without a transfer.
+/// `ArtifactDownloader.download` holds the gate around every transfer, whatever its source.
 final class DownloadGate: Sendable {
     static let shared = DownloadGate()
 

@@ -42,11 +42,12 @@ extension TransferContext {
             if let end, f.cursor >= end { return scheduler.finish(f.part.id) }
             try Task.checkCancellation()
             if let deadline, deadline.hasPassed { throw deadlineError }
-            let (request, ranged) = self.request(f.url, from: f.cursor, to: end, total: scheduler.total)
+            var (request, ranged) = self.request(f.url, from: f.cursor, to: end, total: scheduler.total)
+            if let sign = location.sign { request = try await sign(request) }
             let receiver = PartReceiver(self, part: f.part, from: f.cursor, ranged: ranged)
             do {
                 let consumer: any HTTPBodyConsumer = options.rateLimiter.map { RateLimitedConsumer(receiver, limiter: $0) } ?? receiver
-                try await ManashikiClient.stream(request, to: consumer, over: transport, until: deadline?.uptimeNanoseconds)
+                try await Self.stream(request, to: consumer, over: transport, until: deadline?.uptimeNanoseconds)
                 try await receiver.flush()
                 f.take(receiver)
                 try checkComplete(receiver)
@@ -63,22 +64,22 @@ extension TransferContext {
                 try await receiver.flush()
                 f.take(receiver)
                 f.resumes += 1
-                guard f.resumes <= options.maxResumes, retryAfter.map({ Double($0) <= ManashikiClient.maxStorageRetryAfter }) ?? true else {
+                guard f.resumes <= options.maxResumes, retryAfter.map({ Double($0) <= ArtifactDownloader.maxStorageRetryAfter }) ?? true else {
                     throw APIError.rateLimited(retryAfter: retryAfter)
                 }
                 try await deadline.pause(retryAfter.map(Double.init) ?? options.resumeBackoff, orThrow: deadlineError)
-            } catch let error as APIError where ManashikiClient.isResumable(error) {
+            } catch let error as APIError where ArtifactDownloader.isResumable(error) {
                 if case .server(503, _) = error { throttled() }
                 try await receiver.flush()
                 f.take(receiver)
                 // The budget counts resumptions without progress (less than 1 MiB since the
                 // last one): a link that drops every few minutes still finishes as long as
                 // bytes keep arriving, one that dribbles a few bytes per attempt does not.
-                if f.cursor - f.progressMark >= ManashikiClient.meaningfulProgress { f.resumes = 0 }
+                if f.cursor - f.progressMark >= ArtifactDownloader.meaningfulProgress { f.resumes = 0 }
                 f.progressMark = f.cursor
                 f.resumes += 1
                 guard f.resumes <= options.maxResumes else { throw error }
-                let backoff = Backoff(base: .seconds(options.resumeBackoff), cap: .seconds(4))
+                let backoff = Backoff(base: .seconds(options.resumeBackoff), cap: ArtifactDownloader.maxResumeBackoff)
                 try await deadline.pause(backoff.delay(after: f.resumes).timeInterval, orThrow: deadlineError)
             } catch {
                 try? await receiver.flush() // what arrived is kept too
@@ -87,7 +88,7 @@ extension TransferContext {
         }
     }
 
-    private var deadlineError: APIError { ManashikiClient.deadlineError(modelId, options) }
+    private var deadlineError: APIError { ArtifactDownloader.deadlineError(modelId, options) }
 
     /// Acts on a storage answer that stopped a request; returns whether the part is done
     /// (written, or given up to other parts).
@@ -139,7 +140,8 @@ extension TransferContext {
         } else if start > 0 || parallel {
             headers["Range"] = "bytes=\(start)-"
         }
-        // No X-API-Key and no Authorization: the storage host gets neither (CONTRACT §3).
+        // No X-API-Key and no Authorization: the storage host gets neither (CONTRACT §3); a
+        // location's signer may add its own credentials for its own host (ArtifactLocation.sign).
         let request = HTTPRequest(url: url, headers: headers, idleTimeout: options.idleTimeout,
                                   onWaitingForConnectivity: options.onWaitingForNetwork)
         return (request, headers["Range"] != nil)
@@ -151,6 +153,27 @@ extension TransferContext {
         let total = scheduler.total ?? receiver.declaredTotal
         if let end = scheduler.end(of: receiver.part.id) ?? total, receiver.written < end {
             throw APIError.bodyTooShort(expected: total ?? end, received: progress.written)
+        }
+    }
+
+    /// Streams one request, stopped when `deadline` (uptime nanoseconds) passes whatever the
+    /// transfer is doing (a stalled connection included): the transfer task is cancelled and
+    /// `StorageSignal.deadlinePassed` thrown.
+    private static func stream(_ request: HTTPRequest, to writer: any HTTPBodyConsumer, over transport: any HTTPTransport,
+                               until deadline: UInt64?) async throws {
+        guard let deadline else { return try await transport.stream(request, to: writer) }
+        try await withThrowingTaskGroup(of: Bool.self) { group in
+            group.addTask {
+                try await transport.stream(request, to: writer)
+                return true
+            }
+            group.addTask {
+                let now = DispatchTime.now().uptimeNanoseconds
+                if now < deadline { try await Task.sleep(nanoseconds: deadline - now) }
+                return false
+            }
+            defer { group.cancelAll() }
+            guard let finished = try await group.next(), finished else { throw StorageSignal.deadlinePassed }
         }
     }
 }

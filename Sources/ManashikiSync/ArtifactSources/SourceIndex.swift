@@ -47,6 +47,10 @@ extension ArtifactFetcher {
                 }
                 continue
             }
+            if case .s3 = source.source.kind {
+                warnings.append("\(source.label) is \(Self.bucketsNotRead)")
+                continue
+            }
             guard case .mirror(let base) = source.source.kind else { continue }
             if offline {
                 warnings.append("\(source.label) is not used: \(Remedy.offline) makes no network request")
@@ -55,7 +59,7 @@ extension ArtifactFetcher {
             guard let mirrorClient, indexes[source.label] == nil else { continue }
             let url = ArtifactSource.indexURL(base)
             do {
-                let (status, body) = try await mirrorClient.fetchFromMirror(url, allowPlainHTTP: source.source.allowsPlainHTTP,
+                let (status, body) = try await mirrorClient.fetchDocument(url, allowPlainHTTP: source.source.allowsPlainHTTP,
                                                                             idleTimeout: mirrorIdleTimeout, maxBytes: Self.indexLimit)
                 switch status {
                 case 200:

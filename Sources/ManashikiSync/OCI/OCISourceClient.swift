@@ -21,8 +21,8 @@ final class OCISourceClient: Sendable {
     let reference: OCIReference
     let label: String
     let client: OCIRegistryClient?
-    /// The SDK client whose mirror path downloads the blobs, over the authenticating transport.
-    let downloader: ManashikiClient?
+    /// Downloads the blobs through the SDK's verified transfer, over the authenticating transport.
+    let downloader: MirrorClient?
     private let state: Locked<State>
 
     enum State: Sendable {
@@ -35,22 +35,17 @@ final class OCISourceClient: Sendable {
         case unusable(any Error)
     }
 
-    /// A key of the SDK's form that no registry issued: the downloader uses only the SDK's
-    /// mirror path, which never sends `X-API-Key` (and `OCITransport` strips it anyway), so no
-    /// Manashiki key is ever held where an OCI registry's requests are made.
-    static let unusedKey = "mk_pub_ocisource_000000000000000000000000"
-
     init(_ source: ArtifactSource, reference: OCIReference, label: String, transport: any HTTPTransport,
          environment: SyncEnvironment, baseDirectory: URL?, storeDirectory: URL) {
         self.reference = reference
         self.label = label
-        var made: (OCIRegistryClient, ManashikiClient)?
+        var made: (OCIRegistryClient, MirrorClient)?
         var failure: (any Error)?
         do {
             let found = try OCICredentials.lookup(reference, source: source.credentials, environment: environment, baseDirectory: baseDirectory)
             let client = OCIRegistryClient(reference, base: transport, found: found, push: false, allowPlainHTTP: source.allowsPlainHTTP)
-            made = (client, try ManashikiClient(apiKey: Self.unusedKey, baseURL: URL(string: "https://oci-source.invalid")!,
-                                                transport: client.transport, storageDirectory: storeDirectory))
+            // No Manashiki key is ever held where an OCI registry's requests are made.
+            made = (client, MirrorClient(transport: client.transport, store: storeDirectory))
         } catch {
             failure = error
         }
@@ -134,7 +129,7 @@ final class OCISourceClient: Sendable {
         if case .unusable(let error) = state.current { throw error }
         guard let client, let downloader else { throw SyncFailure(kind: .terminal, message: "\(label) is not configured") }
         let expected = ExpectedArtifact(sha256: target.sha256, size: target.size, version: target.version)
-        return try await downloader.downloadFromMirror(modelId, url: client.blobURL(target.sha256), allowPlainHTTP: allowPlainHTTP,
-                                                       expecting: expected, run: run, idleTimeout: idleTimeout, progress: progress)
+        return try await downloader.download(modelId, url: client.blobURL(target.sha256), allowPlainHTTP: allowPlainHTTP,
+                                             expecting: expected, run: run, idleTimeout: idleTimeout, progress: progress)
     }
 }

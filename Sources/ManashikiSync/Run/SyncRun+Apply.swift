@@ -136,7 +136,7 @@ extension SyncRun {
         // left of it, and none starts (or is retried) once it has passed.
         let end = options.deadline.map { Deadline(in: $0) }
         let outOfTime = { @Sendable () -> SyncFailure in
-            let deadline = ManashikiClient.deadlineError(id, options)
+            let deadline = ArtifactDownloader.deadlineError(id, options)
             return SyncFailure(kind: .terminal, message: deadline.description, apiError: deadline)
         }
         return try await retry.run({ [registry, token] in

@@ -99,7 +99,9 @@ extension SyncRun {
             resolved.oci = ociClient(source, label: resolved.label) // OCI/SyncRun+OCI.swift
             return resolved
         }
-        return ArtifactFetcher(sources: resolved, mirrorClient: registry as? any MirrorDownloading, offline: options.offline,
+        // Mirrors are fetched over the registry client's transport (its TLS trust and proxies).
+        let mirrors = ((registry as? ManashikiClient)?.transport).map { MirrorClient(transport: $0, store: registry.storageDirectory) }
+        return ArtifactFetcher(sources: resolved, mirrorClient: mirrors, offline: options.offline,
                                mirrorIdleTimeout: options.mirrorIdleTimeout)
     }
 }

@@ -1,5 +1,6 @@
 #if os(Linux) || os(macOS) // child processes (ManashikiProcess) exist on Linux and macOS only
 import Foundation
+import ManashikiCore
 import ManashikiProcess
 
 /// A program from another package that tests start or run: nginx, tinyproxy, promtool, a
@@ -18,15 +19,18 @@ package struct Peer: Sendable, CustomStringConvertible {
 
     /// How it is found.
     package let kind: Kind
-    /// The package that provides it.
+    /// The package that provides it (on Linux, and everywhere for PyPI packages).
     package let package: PeerPackage
+    /// Its Homebrew formula, for macOS (the Apple workflow installs these); nil when there is none.
+    package let homebrew: String?
     /// Where it is, found once (nil: not installed). A Python module's is `python3`'s.
     package let executable: URL?
 
     /// A peer; `executable` is looked up now (catalog entries are `static let`, so once).
-    package init(_ kind: Kind, from package: PeerPackage) {
+    package init(_ kind: Kind, from package: PeerPackage, homebrew: String? = nil) {
         self.kind = kind
         self.package = package
+        self.homebrew = homebrew
         switch kind {
         case .command(let name):
             executable = Self.find(name)
@@ -72,6 +76,15 @@ package struct Peer: Sendable, CustomStringConvertible {
     /// The program `name` on `searchPath`, or nil.
     package static func find(_ name: String) -> URL? {
         ChildProcess.executable(named: name, path: searchPath)
+    }
+
+    /// Whether this machine's CI can install it: Debian and PyPI packages on Linux; a Homebrew
+    /// formula or a PyPI package on macOS. A missing peer that cannot be installed here (strace
+    /// on a Mac) is skipped even under CI, saying so.
+    package var isInstallableHere: Bool {
+        if OperatingSystem.current == .linux { return true }
+        if case .pypi = package { return true }
+        return homebrew != nil
     }
 
     /// Its executable, or a `PeerMissing` error saying which package provides it.

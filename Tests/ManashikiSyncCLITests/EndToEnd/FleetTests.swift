@@ -244,7 +244,8 @@ struct FleetTests {
 
     @Test("bad sources in the manifest or on the command line are usage errors naming the path, credentials never echoed", arguments: [
         (#""sources": [{"mirror": "https://fleet:hunter2secret@cache.example/bundle"}],"#, "sources[0].mirror: https://***@cache.example/bundle contains credentials"),
-        (#""sources": [{"s3": "bucket/models"}],"#, #"sources[0].s3: unknown source kind "s3""#),
+        (#""sources": [{"s3": "bucket/models"}],"#, #"sources[0].s3: "bucket/models" is not an s3:// URL"#),
+        (#""sources": [{"gcs": "bucket/models"}],"#, #"sources[0].gcs: unknown source kind "gcs""#),
         (#""sources": [{"mirror": "http://cache.example/bundle"}],"#, "sources[0].mirror: http://cache.example/bundle is plain http to another host"),
         (#""sources": [{"bundle": "/a", "mirror": "https://x.example"}],"#, #"sources[0]: has both "bundle" and "mirror""#),
         (#""fallback": "sometimes","#, #"fallback: must be "registry" or "none""#),

@@ -28,12 +28,11 @@ struct NginxParallelTests {
         try FileManager.default.createDirectory(at: root.url.appendingPathComponent("blobs"), withIntermediateDirectories: true)
         try bytes.write(to: root.url.appendingPathComponent("blobs/\(sha)"))
         let nginx = try await NginxMirror(server: "root \(root.url.path);\n    location /blobs/ { default_type application/octet-stream; limit_rate 4m; }")
-        let client = try ManashikiClient(apiKey: RegistryFixture.publicKey, baseURL: URL(string: "http://127.0.0.1:9")!,
-                                         storageDirectory: storage.url)
         var options = DownloadOptions()
         options.parallelThreshold = 1 << 20
-        let model = try await client.downloadModel("big", fromMirror: URL(string: "\(nginx.baseURL)/blobs/\(sha)")!,
-                                                   expecting: ExpectedArtifact(sha256: sha, size: Int64(size)), options: options)
+        let model = try await ArtifactDownloader(transport: DefaultTransport())
+            .download("big", from: ArtifactLocation(url: URL(string: "\(nginx.baseURL)/blobs/\(sha)")!),
+                      expecting: ExpectedArtifact(sha256: sha, size: Int64(size)), into: StorageDirectory(url: storage.url), options: options)
         let log = nginx.rangeLog.split(separator: "\n").map { $0.split(separator: " ").map(String.init) }
         await nginx.stop()
         #expect(model.verified && model.sha256 == sha)

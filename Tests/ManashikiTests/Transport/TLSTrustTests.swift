@@ -139,6 +139,6 @@ struct TLSTrustTests {
         #expect(untrusted.description == "The certificate of models.corp.example is not trusted: unable to get local issuer certificate. If models.corp.example uses a private or corporate CA, add its CA with `registry.caBundle` in the manifest, `--ca-bundle FILE`, or SSL_CERT_FILE (in code: `DefaultTransport(trust: TLSTrust(caBundle:))`).")
         #expect(mismatch.description.hasPrefix("The certificate of 10.0.0.5 is valid for mirror.corp.example, not 10.0.0.5. "))
         #expect(expired.description.contains("Check this machine's clock"))
-        #expect(!ManashikiClient.isResumable(untrusted))
+        #expect(!ArtifactDownloader.isResumable(untrusted))
     }
 }

@@ -22,7 +22,7 @@ extension ManashikiClient {
         guard let sha256 = expecting?.sha256 ?? ticket.sha256 else {
             throw APIError.invalidResponse("the registry gave no SHA-256 for \(modelId): a file downloaded in the background could not be verified, so it is not fetched that way; use downloadModel(_:) in the foreground")
         }
-        let url = try Self.checkedStorageURL(ticket.downloadUrl)
+        let url = try ArtifactDownloader.checkedStorageURL(ticket.downloadUrl)
         var request = URLRequest(url: url, cachePolicy: .reloadIgnoringLocalCacheData)
         request.setValue(Self.userAgent, forHTTPHeaderField: "User-Agent")
         request.setValue("identity", forHTTPHeaderField: "Accept-Encoding")
