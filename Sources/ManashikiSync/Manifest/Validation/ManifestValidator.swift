@@ -9,7 +9,7 @@ import ManashikiCore
 struct ManifestValidator {
     var problems: [ManifestProblem] = []
 
-    static let rootKeys = ["schemaVersion", "registry", "store", "device", "policies", "metrics", "sources", "fallback", "models"]
+    static let rootKeys = ["schemaVersion", "registry", "store", "device", "policies", "metrics", "sources", "fallback", "trust", "models"]
     static let metricsKeys = ["file"]
     static let registryKeys = ["baseURL", "apiKey", "caBundle"]
     static let storeKeys = ["directory", "concurrency", "prune", "owner", "budget"]
@@ -82,6 +82,7 @@ struct ManifestValidator {
         var manifest = Manifest(registry: registry, store: store, device: device, policies: policies, metrics: metrics, models: models)
         manifest.sources = sources
         manifest.fallback = fallback
+        if let value = top["trust"], let trust = object(value, at: "trust", known: Self.trustKeys) { manifest.trust = trustSettings(trust) }
         manifest.schemaVersion = Manifest.currentSchemaVersion
         return manifest
     }
