@@ -48,8 +48,8 @@ extension ArtifactFetcher {
                 }
                 continue
             }
-            if case .s3 = source.source.kind {
-                warnings.append("\(source.label) is \(Self.bucketsNotRead)")
+            if let bucket = source.s3 {
+                warnings += await bucket.prepare(offline: offline)
                 continue
             }
             guard case .mirror(let base) = source.source.kind else { continue }
