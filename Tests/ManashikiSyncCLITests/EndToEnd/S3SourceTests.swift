@@ -106,7 +106,9 @@ struct S3SourceTests {
         let child = try fixture.start(["sync", "--json"], environment: fixture.environment(SeaweedS3.reader))
         let store = fixture.store
         var caught = false
-        for _ in 0..<600 where !caught {
+        // Up to 5 minutes: on a loaded 2-core machine the child may take most of a minute to reach
+        // the blob (the 8 MiB/s cap keeps the 16 MiB window open for two seconds once it does).
+        for _ in 0..<6000 where !caught {
             caught = PartialFolder.resumableBytes(in: store).contains { $0 >= 8 << 20 && $0 < 24 << 20 }
             if !caught { try await Task.sleep(for: .milliseconds(50)) }
         }
