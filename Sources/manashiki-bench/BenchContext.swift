@@ -88,6 +88,7 @@ enum BenchSuites {
         ScaleBench.verifySuite,
         ScaleBench.plannerSuite,
         RateBench.suite, HerdBench.suite,
+        S3Bench.suite,
     ]
 }
 #endif
