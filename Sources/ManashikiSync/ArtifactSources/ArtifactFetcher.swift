@@ -66,10 +66,16 @@ struct ArtifactFetcher: Sendable {
     /// its index does not list the blob, or it did not answer; nil when it may be asked.
     func indexExcludes(_ label: String, _ sha256: String) -> String? {
         switch indexes[label] {
-        case .listed(let held)? where !held.contains(sha256): return "its \(BundleLayout.indexName) does not list sha256 \(sha256.prefix(12))…"
+        case .listed(let held, _)? where !held.contains(sha256): return "its \(BundleLayout.indexName) does not list sha256 \(sha256.prefix(12))…"
         case .unreachable(let error)?: return "not used this run (\(SyncFailure(error).message))"
         default: return nil
         }
+    }
+
+    /// The entries of mirror `label`'s index for `sha256` that carry a publisher signature.
+    func indexEntries(_ label: String, _ sha256: String) -> [PinnedArtifact] {
+        if case .listed(_, let signed)? = indexes[label] { return signed[sha256] ?? [] }
+        return []
     }
 
     /// Why no eligible source is expected to serve `sha256`: each source and its reason, as a

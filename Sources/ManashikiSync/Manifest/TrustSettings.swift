@@ -3,7 +3,8 @@ import ManashikiCore
 import Manashiki
 
 /// The manifest's `trust` section: what must vouch for a model before it is installed,
-/// replaced or kept as verified. Each member is one mechanism; every one configured is required.
+/// replaced or kept as verified. Each member is one mechanism; every one configured is required
+/// (`SyncRun.makeTrust` builds one `ArtifactTrustChain` of them, TUF first).
 ///
 /// ```json
 /// "trust": {"tuf": {"metadataURL": "https://models.example.com/tuf/metadata/",
@@ -12,12 +13,17 @@ import Manashiki
 public struct TrustSettings: Sendable, Hashable {
     /// `trust.tuf`: signed TUF metadata (docs/signed-models.md); nil when not configured.
     public var tuf: TUFSettings?
+    /// `trust.modelSigning`: publisher signatures; nil when the section is absent.
+    public var modelSigning: ModelSigningSettings?
 
-    /// Settings.
-    public init(tuf: TUFSettings? = nil) { self.tuf = tuf }
+    /// Creates settings.
+    public init(tuf: TUFSettings? = nil, modelSigning: ModelSigningSettings? = nil) {
+        self.tuf = tuf
+        self.modelSigning = modelSigning
+    }
 
     /// Whether any trust is configured.
-    public var isConfigured: Bool { tuf != nil }
+    public var isConfigured: Bool { tuf != nil || modelSigning != nil }
 }
 
 /// `trust.tuf`: where the repository's metadata is, and the root it starts from.
