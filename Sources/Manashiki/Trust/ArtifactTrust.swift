@@ -148,7 +148,7 @@ public struct TrustRefusal: Error, Sendable, Hashable, LocalizedError, CustomStr
         case .mismatch(let signed, let offered):
             return "\(what): the signed artifact is \(signed) but \(offered) was offered: refused, the installed file stays. A registry, mirror or lock file disagrees with the publisher's signature."
         case .rollback(let highest, let offered):
-            return "\(what): \(offered) is older than \(highest), the highest version installed with trust: refused. Pin \"version\": \"=\(version)\" in the manifest to downgrade on purpose."
+            return "\(what): \(offered) is older than \(highest), the highest version installed with trust: refused. Pin exactly this version in the manifest (\"version\": \"\(version)\") to downgrade on purpose."
         case .expired(let role, let at):
             return "\(what): the signed \(role) metadata expired at \(ISO8601.string(from: at)): nothing new is installed until the publisher re-signs it (installed models stay and verify)."
         case .metadata(let why):

@@ -53,6 +53,9 @@ extension Peer {
     /// python-tuf: makes the TUF repositories the trust tests verify (securesystemslib, which comes
     /// with it, writes the canonical JSON they compare).
     package static let pythonTUF = Peer(.pythonModule("tuf"), from: .pypi("tuf"))
+    /// faketime (libfaketime): runs the sync agent three days on, to show that expired TUF
+    /// metadata stays expired when the clock is set back (and the conformance suite's static data).
+    package static let faketime = Peer(.command("faketime"), from: .debian("faketime"), homebrew: "libfaketime")
     /// pyca/cryptography: python-tuf's signer signs with it.
     package static let pythonCryptography = Peer(.pythonModule("cryptography"), from: .pypi("cryptography"))
     /// actionlint checks .github/workflows (the Apple workflow, which cannot run here).
@@ -62,7 +65,7 @@ extension Peer {
     package static var all: [Peer] {
         [curl, strace, systemdAnalyze, promtool, nginx, openssl, tinyproxy, microsocks, dockerRegistry, htpasswd,
          skopeo, python3, ruby, lintian, checkJSONSchema, kubernetesValidate, oras, weed, aws, boto3, rclone, modelSigning, pyOpenSSL,
-         pythonTUF, pythonCryptography, actionlint]
+         pythonTUF, pythonCryptography, faketime, actionlint]
     }
 
     /// The catalog's peer for the command `name`, if it has one.
