@@ -124,7 +124,8 @@ public enum BundleExporter {
         report.removedTemporaries = removeTemporaries(bundle, blobFD: blobFD, bundleFD: bundleFD)
 
         var damaged = Set<String>()
-        for artifact in candidates {
+        for candidate in candidates {
+            let artifact = placeSignature(candidate, from: store, into: bundle, blobFD: blobFD, report: &report)
             place(artifact, from: store, into: bundle, blobFD: blobFD, report: &report, damaged: &damaged)
         }
         // Entries of the old index stay when their blob is still there with the recorded size;
@@ -135,7 +136,7 @@ public enum BundleExporter {
             guard !freshKeys.contains("\(entry.modelId) \(entry.sha256)"), !damaged.contains(entry.sha256),
                   let info = POSIX.lstatInfo(bundle.blob(entry.sha256).path) else { return false }
             return POSIX.isRegular(info) && Int64(info.st_size) == entry.size
-        }
+        }.map { keepingSignature($0, in: bundle) }
         report.index = BundleIndex(models: kept + fresh)
         do {
             try DurableFile.write(try report.index.encoded(), as: BundleLayout.indexName, in: bundleFD, directoryPath: bundle.directory.path)
@@ -240,7 +241,7 @@ public enum BundleExporter {
         case .newer(let version):
             throw ArtifactFileError(location: store.stateFile.path, message: StateFile.newerFormatMessage(version), hint: "upgrade \(Remedy.agent)")
         }
-        return select(selection, state: state, failures: &failures).filter { artifact in
+        return select(selection, state: state, failures: &failures).map { withSignature($0, state: state, store: store) }.filter { artifact in
             guard !includePrivate, let visibility = artifact.record?.visibility, visibility != .public else { return true }
             failures.append(Failure(modelId: artifact.modelId, message: "is \(visibility == .private ? "private" : "not public (\(visibility))"): not exported, since anyone who can read the bundle or registry gets its bytes — pass \(Remedy.includePrivate) to export it, and serve or carry it only where it may go"))
             return false
