@@ -55,6 +55,15 @@ struct PublisherSignatureTests {
         let status = try await CLIProcess.run(["status"], environment: fixture.environment, in: origin)
         #expect(status.stdout.contains("Signed: alpha by key \(fingerprint)"), "\(status.all)")
 
+        // verify re-checks the stored signature offline: intact and signed; with another key pinned, refused (exit 4).
+        let verify = try await CLIProcess.run(["verify", "--json"], environment: [:], in: origin)
+        #expect(verify.status == 0 && verify.stdout.contains("intact, signed by key \(fingerprint)"), "\(verify.all)")
+        let (_, otherKey) = try await kit.key("other")
+        let text = try String(contentsOf: origin.appendingPathComponent("manashiki.json"), encoding: .utf8)
+        try Data(text.replacingOccurrences(of: publicKey.path, with: otherKey.path).utf8).write(to: origin.appendingPathComponent("other-key.json"))
+        let reverify = try await CLIProcess.run(["verify", "-m", "other-key.json"], environment: [:], in: origin)
+        #expect(reverify.status == 4 && reverify.stderr.contains("signature-refused") && reverify.stderr.contains("unknown-key"), "\(reverify.all)")
+
         // export carries it; upstream's verifier accepts the pair the bundle holds.
         let bundle = BundleLayout(directory: site.appendingPathComponent("bundle", isDirectory: true))
         let export = try await CLIProcess.run(["export", bundle.directory.path, "--quiet"], environment: [:], in: origin)
@@ -89,7 +98,6 @@ struct PublisherSignatureTests {
                           fingerprint: fingerprint, origin: "oci://")
 
         // Another publisher's key: refused from the bundle, nothing installed, the reason in --json.
-        let (_, otherKey) = try await kit.key("other")
         let other = try Self.keyOnly(fixture, "other-key", key: otherKey, sources: #"[{"bundle": "\#(bundle.directory.path)"}]"#)
         let refused = try await CLIProcess.run(["sync", "--json"], environment: fixture.environment, in: other)
         #expect(refused.status != 0, "\(refused.all)")
