@@ -30,6 +30,19 @@ package struct MirrorClient: Sendable {
         return options
     }
 
+    /// `mirrorOptions` within the run's deadline, bandwidth limit (one limit for the whole run,
+    /// mirrors included), connection settings and connection budget.
+    static func options(_ run: DownloadOptions, idleTimeout: TimeInterval) -> DownloadOptions {
+        var options = Self.mirrorOptions
+        options.idleTimeout = idleTimeout
+        options.deadline = run.deadline
+        options.rateLimiter = run.rateLimiter
+        options.maxConnections = run.maxConnections
+        options.parallelThreshold = run.parallelThreshold
+        options.connectionBudget = run.connectionBudget
+        return options
+    }
+
     /// Downloads `url` as `<store>/<modelId>.bin`, verified against `expecting` (digest and
     /// size required), within the run's deadline, bandwidth limit and connection budget.
     /// - Throws: `APIError.invalidResponse` when `expecting` lacks a digest or size; the
@@ -39,13 +52,7 @@ package struct MirrorClient: Sendable {
         guard expecting.sha256 != nil, expecting.size != nil else {
             throw APIError.invalidResponse("a mirror download needs the expected digest and size")
         }
-        var options = Self.mirrorOptions
-        options.idleTimeout = idleTimeout
-        options.deadline = run.deadline
-        options.rateLimiter = run.rateLimiter // one limit for the whole run, mirrors included
-        options.maxConnections = run.maxConnections
-        options.parallelThreshold = run.parallelThreshold
-        options.connectionBudget = run.connectionBudget // one connection budget too
+        let options = Self.options(run, idleTimeout: idleTimeout)
         let location = ArtifactLocation(url: url, allowsPlainHTTP: allowPlainHTTP, maxRefreshes: 0)
         return try await ArtifactDownloader(transport: transport).download(modelId, from: location, expecting: expecting,
                                                                            into: try StorageDirectory(url: store),

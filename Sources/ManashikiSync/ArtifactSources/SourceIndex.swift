@@ -26,7 +26,7 @@ enum SourceIndex: Sendable {
 
 extension ArtifactFetcher {
     /// The most bytes of a mirror's `index.json` read (about 150,000 entries).
-    static let indexLimit = 64 << 20
+    static let indexLimit = BundleIndex.maxBytes
 
     /// Reads each mirror's `index.json` (and checks each bundle directory) once, before the
     /// plan; returns the warnings to report.
@@ -48,8 +48,8 @@ extension ArtifactFetcher {
                 }
                 continue
             }
-            if case .s3 = source.source.kind {
-                warnings.append("\(source.label) is \(Self.bucketsNotRead)")
+            if let bucket = source.s3 {
+                warnings += await bucket.prepare(offline: offline)
                 continue
             }
             guard case .mirror(let base) = source.source.kind else { continue }

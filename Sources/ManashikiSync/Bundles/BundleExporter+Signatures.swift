@@ -25,13 +25,12 @@ extension BundleExporter {
 
     /// Puts `artifact`'s signature blob in the bundle (an intact one stays); when it cannot, the
     /// artifact is exported without it and a failure says so. Returns the artifact as exported.
-    static func placeSignature(_ artifact: PinnedArtifact, from store: StoreLayout, into bundle: BundleLayout, blobFD: Int32,
+    static func placeSignature(_ artifact: PinnedArtifact, from store: StoreLayout, into bundle: BundleLayout, blobs: DirectoryHandle,
                                report: inout Report) -> PinnedArtifact {
         guard let blob = signatureBlob(artifact) else { return artifact }
-        let path = bundle.blob(blob.sha256).path
-        if let info = POSIX.lstatInfo(path), verifyExisting(blob, path: path, info: info) == .intact { return artifact }
+        if let info = blobs.info(blob.sha256), verifyExisting(blob, path: bundle.blob(blob.sha256).path, info: info) == .intact { return artifact }
         do {
-            try copyBlob(blob, from: store.signatureFile(artifact.modelId).path, into: blobFD, bundle: bundle)
+            try copyBlob(blob, from: store.signatureFile(artifact.modelId).path, into: blobs.fd, bundle: bundle)
             report.bytesCopied += blob.size
             return artifact
         } catch {
@@ -44,8 +43,8 @@ extension BundleExporter {
 
     /// Whether an entry kept from an earlier index still has its signature blob (else the
     /// entry is kept without it).
-    static func keepingSignature(_ entry: PinnedArtifact, in bundle: BundleLayout) -> PinnedArtifact {
-        guard let blob = signatureBlob(entry), let info = POSIX.lstatInfo(bundle.blob(blob.sha256).path),
+    static func keepingSignature(_ entry: PinnedArtifact, blobs: DirectoryHandle) -> PinnedArtifact {
+        guard let blob = signatureBlob(entry), let info = blobs.info(blob.sha256),
               POSIX.isRegular(info), Int64(info.st_size) == blob.size else {
             var unsigned = entry
             unsigned.signature = nil

@@ -105,6 +105,7 @@ extension SyncRun {
             if case .bundle(let path) = source.kind { bundle = BundleLayout(directory: manifest.bundleDirectory(path)) }
             var resolved = ArtifactFetcher.ResolvedSource(source: source, bundle: bundle, label: manifest.label(of: source))
             resolved.oci = ociClient(source, label: resolved.label) // OCI/SyncRun+OCI.swift
+            resolved.s3 = s3Client(source, label: resolved.label)   // S3/SyncRun+S3.swift
             return resolved
         }
         // Mirrors are fetched over the registry client's transport (its TLS trust and proxies).

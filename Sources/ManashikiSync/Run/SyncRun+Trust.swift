@@ -24,12 +24,14 @@ extension SyncRun {
     /// THE place the run's trust is built: one `ArtifactTrust` per mechanism the manifest's
     /// `trust` section configures (an app's `Reconciler.Options.publisherTrust` stands in for
     /// `trust.modelSigning`'s keys and roots), all required, in a fixed order.
-    /// - Throws: `PublisherTrustError` when a pinned key or root cannot be read.
+    /// - Throws: `PublisherTrustError` when a pinned key or root cannot be read; `ManifestError`
+    ///   when `trust.tuf.root`'s file cannot.
     func makeTrust(_ fetcher: ArtifactFetcher) throws -> RunTrust {
         var trusts: [any ArtifactTrust] = []
         var signatures: SyncSignatureLocator?
-        // trust.tuf (issue 35): TUFArtifactTrust is added here, first, so a version the signed
-        // repository does not list is refused before its publisher signature is looked for.
+        // trust.tuf (issue 35) first, so a version the signed repository does not list is
+        // refused before its publisher signature is looked for.
+        if let tuf = try makeTUFTrust() { trusts.append(tuf) }
         if let settings = manifest.trust.modelSigning ?? (options.publisherTrust != nil ? ModelSigningSettings() : nil) {
             let pinned = try options.publisherTrust ?? settings.publisherTrust(baseDirectory: manifest.baseDirectory)
             let locator = SyncSignatureLocator(layout: layout, installed: { [state] id in state.withLock { $0.models[id] } },

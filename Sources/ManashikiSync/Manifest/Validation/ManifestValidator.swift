@@ -84,6 +84,7 @@ struct ManifestValidator {
         checkSignatureRequirements(manifest)
         manifest.sources = sources
         manifest.fallback = fallback
+        if let value = top["trust"], let trust = object(value, at: "trust", known: Self.trustKeys) { manifest.trust = trustSettings(trust) }
         manifest.schemaVersion = Manifest.currentSchemaVersion
         return manifest
     }
