@@ -7,7 +7,7 @@ import ManashikiCore
 /// 1. the store's copy (`<store>/.manashiki/signatures/<id>.sig`), when the state records it
 ///    for this very artifact (a kept model is checked again with no request);
 /// 2. each source, in the run's order, that lists a signature for the artifact in its index
-///    (`PinnedArtifact.signature`): a bundle's blob, a mirror's blob, an OCI artifact's layer,
+///    (`PinnedArtifact.signature`): a bundle's blob, a mirror's or a bucket's blob, an OCI artifact's layer,
 ///    each checked against the digest its index names (an entry of the same model id first);
 /// 3. the manifest's `signatureURL` (not on an `--offline` run).
 ///
@@ -19,7 +19,7 @@ struct SyncSignatureLocator: PublisherSignatureLocator {
     let installed: @Sendable (String) -> StoreState.Installed?
     let fetcher: ArtifactFetcher
     let template: String?
-    /// Bundle indexes read once per run, by label (nil: unreadable).
+    /// Bundle and bucket indexes read once per run, by label (nil: unreadable).
     let bundleIndexes = Locked<[String: BundleIndex?]>([:])
     /// Every signature found this run, by its SHA-256: the one that verified is kept in the
     /// store after the install (`SyncRun.keepSignature`).
@@ -44,11 +44,7 @@ struct SyncSignatureLocator: PublisherSignatureLocator {
         }
         for source in fetcher.sources where !(fetcher.offline && !source.source.servesOffline) {
             try Task.checkCancellation()
-            if case .s3 = source.source.kind {
-                search.tried.append("\(source.label): buckets are not searched for signatures yet")
-                continue
-            }
-            let references = self.references(candidate, in: source)
+            let references = await self.references(candidate, in: source)
             guard !references.isEmpty else {
                 search.tried.append("\(source.label): its index lists no signature for sha256 \(candidate.sha256.prefix(12))…")
                 continue
@@ -75,7 +71,7 @@ struct SyncSignatureLocator: PublisherSignatureLocator {
     }
 
     /// The signatures `source`'s index lists for the candidate's digest, its own model's first.
-    private func references(_ candidate: ArtifactCandidate, in source: ArtifactFetcher.ResolvedSource) -> [SignatureReference] {
+    private func references(_ candidate: ArtifactCandidate, in source: ArtifactFetcher.ResolvedSource) async -> [SignatureReference] {
         let entries: [PinnedArtifact]
         if let bundle = source.bundle {
             let index = bundleIndexes.withLock { cache -> BundleIndex? in
@@ -85,6 +81,8 @@ struct SyncSignatureLocator: PublisherSignatureLocator {
                 return read
             }
             entries = index?.models.filter { $0.sha256 == candidate.sha256 } ?? []
+        } else if let s3 = source.s3, let client = s3.client {
+            entries = await bucketIndex(source.label, client: client, location: s3.settings.location)?.models.filter { $0.sha256 == candidate.sha256 } ?? []
         } else if let oci = source.oci {
             entries = oci.artifact?.index.models.filter { $0.sha256 == candidate.sha256 } ?? []
         } else {
@@ -95,12 +93,29 @@ struct SyncSignatureLocator: PublisherSignatureLocator {
         return ordered.compactMap(\.signature).filter { seen.insert($0.sha256).inserted }
     }
 
+    /// A bucket's `index.json`, read once per run (nil: none or unreadable; the S3 source
+    /// reports why).
+    private func bucketIndex(_ label: String, client: S3Client, location: S3Location) async -> BundleIndex? {
+        if let cached = bundleIndexes.withLock({ $0[label] }) { return cached }
+        var index: BundleIndex?
+        if let body = try? await client.getObject(location.indexKey, maxBytes: ArtifactFetcher.indexLimit) {
+            index = try? BundleIndex.decode(body, location: "\(location.description)\(BundleLayout.indexName)")
+        }
+        bundleIndexes.withLock { $0[label] = .some(index) }
+        return index
+    }
+
     /// A signature blob from `source`, checked against its digest and size.
     private func fetch(_ reference: SignatureReference, from source: ArtifactFetcher.ResolvedSource) async -> Result<Data, SignatureFetchProblem> {
         let data: Data
         do {
             if let bundle = source.bundle {
                 guard let read = FileManager.default.contents(atPath: bundle.blob(reference.sha256).path) else { return .failure(.init("is missing")) }
+                data = read
+            } else if let s3 = source.s3, let client = s3.client {
+                guard let read = try await client.getObject(s3.settings.location.blobKey(reference.sha256), maxBytes: SignatureURLLocator.maximumSize) else {
+                    return .failure(.init("is missing"))
+                }
                 data = read
             } else if let oci = source.oci, let client = oci.client {
                 data = try await client.smallBlob(reference.sha256, maxBytes: SignatureURLLocator.maximumSize)

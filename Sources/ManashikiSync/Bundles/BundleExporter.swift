@@ -123,7 +123,8 @@ public enum BundleExporter {
         report.removedTemporaries = removeTemporaries(bundle, blobs: blobs, root: root)
 
         var damaged = Set<String>()
-        for artifact in candidates {
+        for candidate in candidates {
+            let artifact = placeSignature(candidate, from: store, into: bundle, blobs: blobs, report: &report)
             place(artifact, from: store, into: bundle, blobs: blobs, report: &report, damaged: &damaged)
         }
         // Entries of the old index stay when their blob is still there with the recorded size;
@@ -134,7 +135,7 @@ public enum BundleExporter {
             guard !freshKeys.contains("\(entry.modelId) \(entry.sha256)"), !damaged.contains(entry.sha256),
                   let info = blobs.info(entry.sha256) else { return false }
             return POSIX.isRegular(info) && Int64(info.st_size) == entry.size
-        }
+        }.map { keepingSignature($0, blobs: blobs) }
         report.index = BundleIndex(models: kept + fresh)
         do {
             try root.replace(BundleLayout.indexName, with: try report.index.encoded())
@@ -239,7 +240,7 @@ public enum BundleExporter {
         case .newer(let version):
             throw ArtifactFileError(location: store.stateFile.path, message: StateFile.newerFormatMessage(version), hint: "upgrade \(Remedy.agent)")
         }
-        return select(selection, state: state, failures: &failures).filter { artifact in
+        return select(selection, state: state, failures: &failures).map { withSignature($0, state: state, store: store) }.filter { artifact in
             guard !includePrivate, let visibility = artifact.record?.visibility, visibility != .public else { return true }
             failures.append(Failure(modelId: artifact.modelId, message: "is \(visibility == .private ? "private" : "not public (\(visibility))"): not exported, since anyone who can read the bundle or registry gets its bytes — pass \(Remedy.includePrivate) to export it, and serve or carry it only where it may go"))
             return false

@@ -43,6 +43,12 @@ struct OCIArtifact: Sendable {
                     OCIMediaTypes.titleAnnotation: ModelID.fileName(for: a.modelId),
                     OCIMediaTypes.modelIdAnnotation: a.modelId, OCIMediaTypes.versionAnnotation: a.version,
                 ])
+            } + index.models.compactMap { a in
+                a.signature.map { sig in
+                    OCIDescriptor(mediaType: OCIMediaTypes.signatureLayer, digest: "sha256:\(sig.sha256)", size: sig.size, annotations: [
+                        OCIMediaTypes.titleAnnotation: ModelID.fileName(for: a.modelId) + ".sig", OCIMediaTypes.modelIdAnnotation: a.modelId,
+                    ])
+                }
             }, annotations: nil)
         let encoder = JSONEncoder()
         encoder.outputFormatting = [.sortedKeys, .withoutEscapingSlashes]
@@ -78,7 +84,9 @@ struct OCIArtifact: Sendable {
         var layers = Set<String>()
         for layer in manifest.layers { if let hex = digestHex(layer.digest) { layers.insert("\(hex) \(layer.size)") } }
         var kept: [PinnedArtifact] = [], unmatched: [PinnedArtifact] = []
-        for entry in index.models {
+        for var entry in index.models {
+            // A signature the manifest does not carry is not named (the model still is).
+            if let sig = entry.signature, !layers.contains("\(sig.sha256) \(sig.size)") { entry.signature = nil }
             if layers.contains("\(entry.sha256) \(entry.size)") { kept.append(entry) } else { unmatched.append(entry) }
         }
         return OCIArtifact(manifestDigest: manifestDigest, index: BundleIndex(models: kept), unmatched: unmatched)

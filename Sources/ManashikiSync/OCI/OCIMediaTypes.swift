@@ -25,6 +25,9 @@ import Foundation
 ///   `org.opencontainers.image.title` = `<id>.bin` (ORAS-style clients pull it as that file) and
 ///   `com.manashiki.model.id` / `.version`. Readers take the facts from the config, never from
 ///   the layer's media type or annotations, and accept any layer type.
+/// * **A publisher signature is a layer too** (#36): the model's `model.sig` as it was
+///   verified, media type `application/vnd.dev.sigstore.bundle.v0.3+json` (Sigstore's own),
+///   titled `<id>.bin.sig`; the config's entry names it (`PinnedArtifact.signature`).
 /// * The manifest has no creation time, so pushing the same selection twice gives the same
 ///   manifest digest (an idempotent push; the registry then stores nothing new).
 public enum OCIMediaTypes {
@@ -38,6 +41,8 @@ public enum OCIMediaTypes {
     public static let config = "application/vnd.manashiki.bundle.index.v1+json"
     /// A model file as a layer (ModelPack's raw weights type).
     public static let modelLayer = "application/vnd.cncf.model.weight.v1.raw"
+    /// A publisher signature's layer: a Sigstore bundle v0.3 (`model.sig`).
+    public static let signatureLayer = "application/vnd.dev.sigstore.bundle.v0.3+json"
 
     /// The layer annotation ORAS-style clients name the pulled file by.
     public static let titleAnnotation = "org.opencontainers.image.title"

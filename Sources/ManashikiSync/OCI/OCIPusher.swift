@@ -88,8 +88,9 @@ public enum OCIPusher {
         try await client.ping()
         try await checkTag(client, tag)
         let states = OCIUploadStates(store: store)
-        for artifact in candidates {
+        for candidate in candidates {
             try Task.checkCancellation()
+            let artifact = await pushSignature(candidate, store: store, client: client, report: &report)
             do {
                 if let held = try await client.blobSize(artifact.sha256), held == artifact.size || held < 0 {
                     report.present.append(artifact)

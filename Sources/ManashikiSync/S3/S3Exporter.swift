@@ -39,8 +39,11 @@ public enum S3Exporter {
         public var rateLimiter: BandwidthLimiter?
         /// Files to put next to each blob, as `(path relative to the prefix, local file)`: the
         /// hook for what travels with a model (publisher signatures, #36). Uploaded after the
-        /// blob and before the index. Default: none.
-        public var companions: @Sendable (PinnedArtifact, StoreLayout) -> [(path: String, file: URL)] = { _, _ in [] }
+        /// blob and before the index. Default: the publisher signature the index entry names.
+        public var companions: @Sendable (PinnedArtifact, StoreLayout) -> [(path: String, file: URL)] = { artifact, store in
+            // The store's copy of the publisher signature the index names (#36), as a blob.
+            artifact.signature.map { [(BundleLayout.blobPath($0.sha256), store.signatureFile(artifact.modelId))] } ?? []
+        }
 
         /// The defaults.
         public init() {}

@@ -12,7 +12,7 @@ import Darwin
 extension StoreLayout {
     /// `<store>/.manashiki/signatures`: the publisher signature each installed model verified
     /// with (`trust.modelSigning`).
-    public var signatureDirectory: URL { metadataDirectory.appendingPathComponent("signatures", isDirectory: true) }
+    public var signatureDirectory: URL { metadataDirectory.appendingPathComponent(StoredSignatures.folder, isDirectory: true) }
 
     /// `<store>/.manashiki/signatures/<modelId>.sig`.
     public func signatureFile(_ modelId: String) -> URL { signatureDirectory.appendingPathComponent("\(modelId).sig") }
@@ -23,23 +23,26 @@ extension StoreLayout {
 /// carries them to bundles, mirrors and OCI registries. Written durably (`DurableFile`); the
 /// state's `Installed.signer.signatureSHA256` says which copy belongs to the installed file.
 enum StoredSignatures {
-    /// Stores `data` as `modelId`'s signature.
+    /// `signatures`, under `.manashiki/`.
+    static let folder = "signatures"
+
+    /// Stores `data` as `modelId`'s signature (through the store's descriptors: a symbolic link
+    /// in the way is refused, not followed).
     /// - Throws: `APIError.fileSystem`.
     static func write(_ data: Data, for modelId: String, in layout: StoreLayout) throws {
-        try FileManager.default.createDirectory(at: layout.signatureDirectory, withIntermediateDirectories: true)
-        try DurableFile.replace(layout.signatureFile(modelId), with: data)
+        try layout.openMetadataFolder(folder, creating: true).replace("\(modelId).sig", with: data)
     }
 
     /// `modelId`'s stored signature when its SHA-256 is `sha256` (nil: none, another, unreadable).
     static func read(_ modelId: String, sha256: String, in layout: StoreLayout) -> Data? {
-        let url = layout.signatureFile(modelId)
-        guard let info = POSIX.lstatInfo(url.path), POSIX.isRegular(info), Int(info.st_size) <= SignatureURLLocator.maximumSize,
-              let data = FileManager.default.contents(atPath: url.path), SHA256Hasher.hash(data).hex == sha256 else { return nil }
+        guard let directory = try? layout.openMetadataFolder(folder, creating: false),
+              let data = try? directory.read("\(modelId).sig", limit: SignatureURLLocator.maximumSize),
+              SHA256Hasher.hash(data).hex == sha256 else { return nil }
         return data
     }
 
     /// Removes `modelId`'s stored signature (a pruned or evicted model), if any.
     static func remove(_ modelId: String, in layout: StoreLayout) {
-        _ = unlink(layout.signatureFile(modelId).path)
+        _ = (try? layout.openMetadataFolder(folder, creating: false))?.remove("\(modelId).sig")
     }
 }

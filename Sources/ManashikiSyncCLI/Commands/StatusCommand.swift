@@ -21,6 +21,8 @@ package struct StatusCommand: Sendable {
         var modelClass: String?
         /// The last recorded use (`StoreUsage`).
         var lastUsed: Date?
+        /// Who signed the installed file, when its publisher signature verified (`trust.modelSigning`).
+        var signer: PublisherSigner?
     }
 
     /// The context.
@@ -110,7 +112,7 @@ package struct StatusCommand: Sendable {
             default: file = "modified"
             }
             rows.append(Row(modelId: id, version: installed.version, bytes: installed.size, sha256: installed.sha256,
-                            file: file, inManifest: listed.map { $0.contains(id) }, owners: installed.owners))
+                            file: file, inManifest: listed.map { $0.contains(id) }, owners: installed.owners, signer: installed.signer))
         }
         for (id, identity) in identities where state.models[id] == nil {
             rows.append(Row(modelId: id, bytes: identity.size, file: "untracked", inManifest: listed.map { $0.contains(id) }))
@@ -138,6 +140,7 @@ package struct StatusCommand: Sendable {
                 width: console.width)
             table.forEach(console.line)
         }
+        for row in rows { if let signer = row.signer { console.line(TextSanitizer.oneLine("Signed: \(row.modelId) by \(signer)")) } }
         console.line("Installed: \(rows.filter { $0.version != nil && $0.file != "missing" }.count) model(s), \(ByteFormat.bytes(view.installedBytes))")
         if let budget = view.budget {
             console.line(Self.budgetLine(budget, used: view.installedBytes, free: DiskSpace.available(at: view.store)))
@@ -163,7 +166,7 @@ package struct StatusCommand: Sendable {
     private func writeJSON(_ view: View) {
         let models = view.rows.map { r in
             StatusModelFields(modelId: r.modelId, version: r.version, bytes: r.bytes, sha256: r.sha256, file: r.file, inManifest: r.inManifest, owners: r.owners,
-                              class: r.modelClass, lastUsed: r.lastUsed.map(JSONEventWriter.timestamp))
+                              class: r.modelClass, lastUsed: r.lastUsed.map(JSONEventWriter.timestamp), signer: r.signer)
         }
         let last = view.lastRun.map { run in
             LastRunFields(command: run.command, startedAt: JSONEventWriter.timestamp(run.startedAt), finishedAt: JSONEventWriter.timestamp(run.finishedAt),
@@ -194,6 +197,9 @@ private struct StatusModelFields: Encodable {
     @Null var `class`: String?
     /// The last recorded use (ISO 8601); null when none.
     @Null var lastUsed: String?
+    /// Who signed the installed file (`mode`, `name`, `keyFingerprint`, `issuer`,
+    /// `signatureSHA256`); null when no publisher signature verified.
+    @Null var signer: PublisherSigner?
 }
 
 /// `store.budget` now, in the `status` summary.

@@ -9,14 +9,17 @@ package struct VerifyCommand: Sendable {
     /// One file's finding, as printed and in JSON.
     struct Finding: Sendable {
         var modelId: String
-        /// `ok`, `corrupt`, `missing`, `unreadable`, `unknown`, `not-installed`.
+        /// `ok`, `corrupt`, `missing`, `unreadable`, `unknown`, `not-installed`; with
+        /// `trust.modelSigning`, `unsigned` and `signature-refused` for intact files.
         var verdict: String
         var version: String?
         var sha256: String?
         var expectedSha256: String?
         var detail: String
         /// Whether it counts as damage (exit 4).
-        var damaged: Bool { ["corrupt", "missing", "unreadable"].contains(verdict) }
+        var damaged: Bool { ["corrupt", "missing", "unreadable"].contains(verdict) || isSignatureProblem }
+        /// Whether the file is intact but its publisher signature is missing or refused.
+        var isSignatureProblem: Bool { ["unsigned", "signature-refused"].contains(verdict) }
     }
 
     /// The context.
@@ -50,7 +53,13 @@ package struct VerifyCommand: Sendable {
         }
         if options.repair, let manifest { return await repair(manifest, layout: layout) }
         guard let found = await check(layout, manifest: manifest) else { return .busy }
-        return finish(Self.findings(found, manifest: manifest), bytes: found.bytesHashed, note: found.stateNote, repaired: nil, layout: layout)
+        let signatures: [String: SignatureAudit.Verdict]
+        do { signatures = try manifest.map { try SignatureAudit.check(found, layout: layout, manifest: $0) } ?? [:] } catch {
+            // A pinned key or root that cannot be read: a configuration error (exit 2).
+            return context.report(ConfigurationError(lines: ["trust.modelSigning: \(error)"], problems: []), command: "verify")
+        }
+        return finish(Self.findings(found, manifest: manifest, signatures: signatures), bytes: found.bytesHashed, note: found.stateNote,
+                      repaired: nil, layout: layout)
     }
 
     /// `--repair`: the library re-hashes, downloads the damaged models again and verifies again;
@@ -106,11 +115,11 @@ package struct VerifyCommand: Sendable {
     }
 
     /// The findings, sorted by model id, with the manifest's view added.
-    static func findings(_ report: VerificationReport, manifest: Manifest?) -> [Finding] {
+    static func findings(_ report: VerificationReport, manifest: Manifest?, signatures: [String: SignatureAudit.Verdict] = [:]) -> [Finding] {
         let wanted = Set(manifest?.models.map(\.id) ?? [])
         var result = report.files.map { id, verdict -> Finding in
             switch verdict {
-            case .ok(let v, let sha): return Finding(modelId: id, verdict: "ok", version: v, sha256: sha, detail: "intact")
+            case .ok(let v, let sha): return signed(Finding(modelId: id, verdict: "ok", version: v, sha256: sha, detail: "intact"), signatures[id])
             case .corrupt(let expected, let actual):
                 return Finding(modelId: id, verdict: "corrupt", sha256: actual, expectedSha256: expected,
                                detail: "SHA-256 \(actual.prefix(12))… differs from the recorded \(expected.prefix(12))…")
@@ -134,11 +143,31 @@ package struct VerifyCommand: Sendable {
         return result.sorted { $0.modelId < $1.modelId }
     }
 
+    /// What to do about an intact file whose publisher signature is missing or refused.
+    static let signatureTodo = "the file stays, but no run keeps it as verified until a signature by a pinned publisher covers it: get the publisher's model.sig to a source or signatureURL and run `manashiki-sync sync`, or pin the right key or root (docs/publisher-signatures.md)"
+
+    /// An intact file's finding with its publisher signature's verdict.
+    static func signed(_ finding: Finding, _ verdict: SignatureAudit.Verdict?) -> Finding {
+        var f = finding
+        switch verdict {
+        case nil: break
+        case .verified(let signer): f.detail = TextSanitizer.oneLine("intact, signed by \(signer)")
+        case .unsigned:
+            f.verdict = "unsigned"
+            f.detail = "intact, but the store holds no publisher signature for it and trust.modelSigning requires one"
+        case .refused(let failure):
+            f.verdict = "signature-refused"
+            f.detail = TextSanitizer.oneLine("intact, but its publisher signature no longer verifies (\(failure.problem.code)): \(failure)")
+        }
+        return f
+    }
+
     /// Writes the findings: one stderr line per damaged file in every mode (as `sync --json`
     /// does), then `verify.file` lines with `--json` or the other findings as text.
     private func print(_ findings: [Finding], note: String?, repairing: Bool = false) {
         for f in findings where f.damaged {
-            let todo = repairing ? "downloaded again by --repair" : "run `manashiki-sync verify --repair` (or `sync`) to download it again"
+            var todo = repairing ? "downloaded again by --repair" : "run `manashiki-sync verify --repair` (or `sync`) to download it again"
+            if f.isSignatureProblem { todo = Self.signatureTodo }
             context.console.error(ErrorAdvice.line(modelId: f.modelId, what: "\(f.verdict): \(f.detail)", todo: todo))
         }
         guard !context.global.json else {
@@ -171,7 +200,8 @@ package struct VerifyCommand: Sendable {
         } else if context.global.verbosity > .quiet {
             var c: [String: Int] = [:]
             for f in findings { c[f.verdict, default: 0] += 1 }
-            let counts = ["ok", "corrupt", "missing", "unreadable", "unknown", "not-installed"].map { "\(c[$0, default: 0]) \($0)" }
+            let kinds = ["ok", "corrupt", "missing", "unreadable", "unknown", "not-installed"] + ["unsigned", "signature-refused"].filter { c[$0] != nil }
+            let counts = kinds.map { "\(c[$0, default: 0]) \($0)" }
             let repairedText = repaired.map { ", \($0) repaired" } ?? ""
             PartialsView.lines(partials, now: context.console.date()).forEach(context.console.line)
             context.console.line("verify: \(outcome) — \(counts.joined(separator: ", "))\(repairedText); \(ByteFormat.bytes(bytes)) hashed")

@@ -119,6 +119,12 @@ struct ResultFields: Encodable, Sendable {
     @Null var source: String?
     @Null var resumedFrom: Int64?
     @Null var sourcesSkipped: [String]?
+    /// Who signed the installed or kept file (publisher signature, `trust.modelSigning`).
+    @Null var signer: PublisherSigner?
+    /// What each trust mechanism found for it (`mechanism`, `detail`, `facts`).
+    @Null var trust: [TrustEvidence]?
+    /// The trust that refused it, when that is the failure.
+    @Null var trustRefusal: TrustRefusalFields?
 
     init(_ result: ModelResult) {
         modelId = result.modelId
@@ -133,6 +139,29 @@ struct ResultFields: Encodable, Sendable {
         source = result.source
         resumedFrom = result.resumedFrom
         sourcesSkipped = result.sourcesSkipped.map { $0.map(TextSanitizer.oneLine) }
+        signer = result.signer
+        trust = result.trust
+        trustRefusal = result.failure?.trust.map(TrustRefusalFields.init)
+    }
+}
+
+/// A trust refusal in `--json`: which mechanism, the stable reason (`signature`, `not-signed`,
+/// `mismatch`, `rollback`, `expired`, `metadata`, `unavailable`), the finer problem
+/// (`unknown-key`, `missing`, `certificate-expired`… for publisher signatures), the signer the
+/// refused signature names, and the TUF role.
+struct TrustRefusalFields: Encodable, Sendable {
+    var mechanism: String
+    var reason: String
+    @Null var problem: String?
+    @Null var signer: String?
+    @Null var role: String?
+
+    init(_ refusal: TrustRefusal) {
+        mechanism = refusal.mechanism
+        reason = refusal.reasonCode
+        problem = refusal.problemCode
+        signer = refusal.signer.map { TextSanitizer.oneLine($0.description) }
+        role = refusal.role
     }
 }
 

@@ -29,6 +29,26 @@ struct OCIArtifactTests {
         #expect(read.index.models.map(\.modelId) == ["a", "b"] && read.unmatched.isEmpty)
     }
 
+    @Test("a publisher signature is a Sigstore-typed layer of its own; a config naming a signature the manifest lacks keeps the model without it")
+    func signatureLayers() throws {
+        var signed = Self.artifact("a", "a")
+        signed.signature = SignatureReference(sha256: String(repeating: "5", count: 64), size: 3412)
+        let (manifest, config, _) = try OCIArtifact.build([signed, Self.artifact("b", "b")])
+        let decoded = try JSONDecoder().decode(OCIImageManifest.self, from: manifest)
+        let sig = try #require(decoded.layers.first { $0.mediaType == OCIMediaTypes.signatureLayer })
+        #expect(sig.digest == "sha256:" + String(repeating: "5", count: 64) && sig.size == 3412)
+        #expect(sig.annotations?[OCIMediaTypes.titleAnnotation] == "a.bin.sig")
+        let checked = try OCIArtifact.checkManifest(manifest, contentType: OCIMediaTypes.imageManifest, reference: Self.ref)
+        let read = try OCIArtifact.assemble(checked, manifestDigest: "sha256:x", config: config, reference: Self.ref)
+        #expect(read.index.models.first { $0.modelId == "a" }?.signature == signed.signature)
+
+        var stripped = checked
+        stripped.layers.removeAll { $0.mediaType == OCIMediaTypes.signatureLayer }
+        let without = try OCIArtifact.assemble(stripped, manifestDigest: "sha256:y", config: config, reference: Self.ref)
+        #expect(without.index.models.map(\.modelId) == ["a", "b"] && without.unmatched.isEmpty)
+        #expect(without.index.models.allSatisfy { $0.signature == nil })
+    }
+
     @Test("what is refused, naming it: an index, a Docker manifest, another artifactType, another config; without artifactType our config type is accepted")
     func refusals() throws {
         func manifest(_ fields: String) -> Data {

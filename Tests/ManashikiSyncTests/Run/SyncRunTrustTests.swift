@@ -8,7 +8,7 @@ import Testing
 
 /// The run's trust chain (`SyncRun.makeTrust`) consulted before install, replace and keep, with
 /// signatures made by upstream's `model_signing` and carried by a bundle beside the blob.
-@Suite("Sync run: trust before install, replace and keep", .serialized, .requires(.openssl, .modelSigning, .pyOpenSSL))
+@Suite("Sync run: trust before install, replace and keep", .requires(.openssl, .modelSigning, .pyOpenSSL))
 struct SyncRunTrustTests {
     let kit: PublisherSigningKit
     let store = TestStore()
@@ -31,7 +31,13 @@ struct SyncRunTrustTests {
         try bytes.write(to: file)
         let sigFile = kit.file("\(id)-\(version).sig")
         try await kit.signWithKey(file, privateKey: privateKey, signature: sigFile)
-        let signature = try Data(contentsOf: sigFile)
+        try bundle(entry, bytes: bytes, signature: try Data(contentsOf: sigFile))
+        return entry
+    }
+
+    /// Puts `entry`'s bytes in the bundle with `signature` as its `model.sig`.
+    func bundle(_ entry: ModelEntry, bytes: Data, signature: Data) throws {
+        let id = entry.modelId, version = entry.version
         try FileManager.default.createDirectory(at: bundle.blobDirectory, withIntermediateDirectories: true)
         try bytes.write(to: bundle.blob(entry.sha256))
         let sigSHA = SHA256Hasher.hash(signature).hex
@@ -41,13 +47,12 @@ struct SyncRunTrustTests {
         var models = (try? BundleIndex.read(bundle).models) ?? []
         models.removeAll { $0.modelId == id }
         try BundleIndex(models: models + [pinned]).encoded().write(to: bundle.indexFile)
-        return entry
     }
 
-    func reconciler(_ models: [ModelSpec], keys publicKeys: [URL]) -> Reconciler {
+    func reconciler(_ models: [ModelSpec], keys publicKeys: [URL], roots: [URL] = []) -> Reconciler {
         var manifest = Fixture.manifest(store, models)
         manifest.sources = [ArtifactSource(.bundle(bundle.directory.path))]
-        manifest.trust = TrustSettings(modelSigning: ModelSigningSettings(keys: publicKeys.map { .file($0.path) }))
+        manifest.trust = TrustSettings(modelSigning: ModelSigningSettings(keys: publicKeys.map { .file($0.path) }, roots: roots.map { .file($0.path) }))
         return Reconciler(manifest: manifest, registry: registry, options: Fixture.options())
     }
 
@@ -108,6 +113,63 @@ struct SyncRunTrustTests {
         #expect(failure.trust?.problemCode == "subject-name")
         #expect(store.contents("tiny") == "tiny 1.0.0 weights")
         #expect(store.readState()?.models["tiny"]?.version == "1.0.0")
+    }
+
+    /// `signature` with one byte of its signed statement flipped.
+    static func flipped(_ signature: Data) throws -> Data {
+        guard case .object(var top) = try JSONValue.parse(signature), case .object(var envelope)? = top["dsseEnvelope"],
+              case .string(let payload)? = envelope["payload"], var bytes = Data(base64Encoded: payload) else { throw CocoaError(.coderInvalidValue) }
+        bytes[bytes.count / 2] ^= 0x01
+        envelope["payload"] = .string(bytes.base64EncodedString())
+        top["dsseEnvelope"] = .object(envelope)
+        return try JSONSerialization.data(withJSONObject: JSONValue.object(top).foundationValue)
+    }
+
+    @Test("every refusal the issue names, carried by one bundle in one run: each model fails with its problem, nothing is fetched or installed")
+    func refusalTable() async throws {
+        let (privateKey, publicKey) = try await kit.key("publisher")
+        let (otherKey, _) = try await kit.key("other")
+        let root = try await kit.rootCA("root")
+        let intermediate = try await kit.issue("intermediate", by: root, extensions: PublisherSigningKit.intermediateExtensions)
+        let stranger = try await kit.rootCA("unpinned")
+        func signed(_ name: String, content: String = "dummy", _ sign: (URL, URL) async throws -> Void) async throws -> Data {
+            let file = kit.file("\(name).bin"), sig = kit.file("\(name).sig")
+            try Data(content.utf8).write(to: file)
+            try await sign(file, sig)
+            return try Data(contentsOf: sig)
+        }
+        func byCertificate(_ name: String, issuer: PublisherSigningKit.Issued, extensions: String = PublisherSigningKit.signingExtensions,
+                           expired: Bool = false) async throws -> Data {
+            let day: TimeInterval = 86400
+            let leaf = try await kit.issue(name, by: issuer, extensions: extensions, notBefore: Date().addingTimeInterval(expired ? -3 * day : -3600),
+                                           notAfter: Date().addingTimeInterval(expired ? -day : day))
+            return try await signed(name) { try await kit.signWithCertificate($0, leaf: leaf, chain: issuer.certificate == root.certificate ? [] : [issuer.certificate], signature: $1) }
+        }
+        let valid = try await signed("valid") { try await kit.signWithKey($0, privateKey: privateKey, signature: $1) }
+        try await kit.compatibilityBundle(from: kit.file("valid.sig"), privateKey: privateKey, oldPredicate: false, output: kit.file("compat.sig"))
+        let unpinnedLeaf = try await kit.issue("stranger-leaf", by: stranger, extensions: PublisherSigningKit.signingExtensions)
+        try await kit.keylessBundle(from: kit.file("valid.sig"), certificate: unpinnedLeaf.certificate, output: kit.file("keyless.sig"))
+        let cases: [(id: String, signature: Data, problem: String)] = [
+            ("flipped", try Self.flipped(valid), "bad-signature"),
+            ("other-key", try await signed("other-key") { try await kit.signWithKey($0, privateKey: otherKey, signature: $1) }, "unknown-key"),
+            ("stolen", try await signed("stolen", content: "tiny 1.0.0 weights") { try await kit.signWithKey($0, privateKey: privateKey, signature: $1) }, "digest-mismatch"),
+            ("compat", try Data(contentsOf: kit.file("compat.sig")), "compatibility-format"),
+            ("keyless", try Data(contentsOf: kit.file("keyless.sig")), "keyless"),
+            ("expired", try await byCertificate("expired", issuer: intermediate, expired: true), "certificate-expired"),
+            ("server-only", try await byCertificate("server-only", issuer: intermediate, extensions: PublisherSigningKit.serverOnlyExtensions), "certificate-usage"),
+            ("unpinned", try await byCertificate("unpinned-leaf", issuer: stranger), "certificate-untrusted"),
+        ]
+        for c in cases {
+            let entry = registry.publish(c.id, "1.0.0")
+            try bundle(entry, bytes: Data("\(c.id) 1.0.0 weights".utf8), signature: c.signature)
+        }
+        let report = await reconciler(cases.map { ModelSpec(id: $0.id) }, keys: [publicKey], roots: [root.certificate]).run()
+        for c in cases {
+            let result = report.results.first { $0.modelId == c.id }
+            #expect(result?.failure?.trust?.problemCode == c.problem, "\(c.id): \(String(describing: result?.status))")
+            #expect(!FileManager.default.fileExists(atPath: store.file(c.id).path), "\(c.id) installed")
+        }
+        #expect(registry.calls("download").isEmpty)
     }
 
     @Test("an optional signature: an unsigned model installs with a warning and no signer")

@@ -7,7 +7,7 @@ import Testing
 
 /// `DownloadOptions.trust` with `PublisherSignatureCheck`: the app's pinned key decides before a
 /// byte is fetched; signatures made by upstream's `model_signing`.
-@Suite("Publisher signatures in downloadModel", .serialized, .requires(.openssl, .modelSigning, .pyOpenSSL))
+@Suite("Publisher signatures in downloadModel", .requires(.openssl, .modelSigning, .pyOpenSSL))
 struct PublisherSignatureCheckTests {
     let dir = ScratchDirectory()
     let kit: PublisherSigningKit
