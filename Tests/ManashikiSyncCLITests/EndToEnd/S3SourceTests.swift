@@ -119,6 +119,16 @@ struct S3SourceTests {
         let kept = try #require(PartialFolder.resumableBytes(in: store).max(), "no partial kept: \(first.all)")
         #expect(kept >= 8 << 20 && kept < fixture.large)
         try s3.restart()
+        // restart() returns once a listing answers; the volume server may serve data a moment later.
+        // The promise under test is the resume, so wait until the blob itself reads again.
+        var readable = false
+        for _ in 0..<60 where !readable {
+            let (get, _) = try await S3Fixture.aws(s3, ["s3api", "get-object", "--bucket", "models", "--key", "\(prefix)blobs/sha256/\(fixture.sha256("large"))",
+                                                        "--range", "bytes=0-0", "/dev/null"])
+            readable = get.succeeded
+            if !readable { try await Task.sleep(for: .seconds(1)) }
+        }
+        try #require(readable, "the restarted server never served the blob again")
         let second = try await fixture.run(["sync", "--json"], environment: fixture.environment(SeaweedS3.reader))
         #expect(second.status == 0, "\(second.all)")
         let resumed = second.summaryModel("large")?["resumedFrom"] as? Int ?? 0
