@@ -62,7 +62,4 @@ final class OffsetSink: Sendable {
     func truncate(to length: Int64) throws {
         _ = try POSIX.call("truncate", path) { ftruncate(fd, off_t(length)) }
     }
-
-    /// The file's size now.
-    var size: Int64 { FileIdentity.of(fd: fd)?.size ?? 0 }
 }

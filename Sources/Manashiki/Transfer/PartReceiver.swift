@@ -25,8 +25,6 @@ final class PartReceiver: HTTPBodyConsumer, @unchecked Sendable {
     private(set) var written: Int64
     /// The artifact's total size as the storage host declared it in this answer, if it did.
     private(set) var declaredTotal: Int64?
-    /// Whether the answer had a head.
-    private(set) var answered = false
 
     private var block: UnsafeMutableRawBufferPointer?
     private var blockCount = 0
@@ -70,7 +68,6 @@ final class PartReceiver: HTTPBodyConsumer, @unchecked Sendable {
         }
         try context.accept(identity)
         context.progress.declare(total: declaredTotal)
-        answered = true
     }
 
     func receive(chunk: Data) async throws {
