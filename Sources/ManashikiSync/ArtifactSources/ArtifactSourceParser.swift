@@ -100,6 +100,9 @@ enum ArtifactSourceParser {
         /// Plain http to a host other than this machine (the one problem a manifest's
         /// `"allowHTTP": true` lifts, so the command line's hint differs).
         var isPlainHTTP = false
+        /// The URL carries a user name or password (an S3 endpoint's hint then names
+        /// `"credentials"`).
+        var hasCredentials = false
     }
 
     /// Checks a mirror URL; the message shows it without credentials.
@@ -111,7 +114,8 @@ enum ArtifactSourceParser {
         let shown = redacted(text)
         if components.user != nil || components.password != nil {
             return .failure(URLProblem(message: "\(shown) contains credentials (not shown); a mirror never receives credentials",
-                                       hint: "serve the bundle without authentication (its bytes are verified) and restrict who can reach it by network, or use a bundle directory"))
+                                       hint: "serve the bundle without authentication (its bytes are verified) and restrict who can reach it by network, or use a bundle directory",
+                                       hasCredentials: true))
         }
         if components.query != nil || components.fragment != nil {
             return .failure(URLProblem(message: "\(shown) has a query or fragment (not shown)", hint: "give the bundle's base URL only; blobs are fetched from <base>/blobs/sha256/<hex>"))

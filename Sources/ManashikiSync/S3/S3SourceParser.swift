@@ -57,7 +57,7 @@ enum S3SourceParser {
         case .failure(let problem):
             let hint = problem.isPlainHTTP
                 ? "use https, or add \"allowHTTP\": true — requests are signed, but anyone on the path sees which models are fetched"
-                : problem.message.contains("credentials") ? "keep credentials out of the URL: give them with \"credentials\"" : "write it like https://minio.example:9000"
+                : problem.hasCredentials ? "keep credentials out of the URL: give them with \"credentials\"" : "write it like https://minio.example:9000"
             problems.append(ManifestProblem(path: path, message: problem.message.replacingOccurrences(of: "a mirror never receives credentials", with: "an endpoint takes none"), hint: hint))
             return nil
         }
