@@ -9,8 +9,9 @@ import ManashikiSync
 /// Publisher signatures through the built binary with real parts: a signature made by
 /// `model_signing sign key` and served by nginx at `signatureURL`; `export` carries it to a
 /// bundle (which upstream's `model_signing verify key` accepts), the same bundle served by nginx
-/// as a mirror, and an OCI artifact in the distribution registry; a machine with only the key
-/// installs from each; another publisher's key installs nothing.
+/// as a mirror, and an OCI artifact in the distribution registry (by its tag, and by the
+/// repository alone); a machine with only the key installs from each; another publisher's key
+/// installs nothing.
 @Suite("Publisher signatures end to end (model_signing, nginx, docker-registry, built binary)",
        .requires(.openssl, .modelSigning, .pyOpenSSL, .nginx, .dockerRegistry, .htpasswd))
 struct PublisherSignatureTests {
@@ -32,7 +33,7 @@ struct PublisherSignatureTests {
         #expect(facts["origin"]?.hasPrefix(origin) == true, "\(facts)", sourceLocation: sourceLocation)
     }
 
-    @Test("signed at signatureURL, exported with its signature: bundle, nginx mirror and OCI registry each install it; upstream verifies the export; another key installs nothing")
+    @Test("signed at signatureURL, exported with its signature: bundle, nginx mirror and OCI registry (tagged and untagged) each install it; upstream verifies the export; another key installs nothing")
     func everySource() async throws {
         let fixture = try Fixture(models: ["alpha"])
         let kit = try PublisherSigningKit.make()
@@ -96,6 +97,12 @@ struct PublisherSignatureTests {
         try OCIRegistryTests.authFile(fromOCI.appendingPathComponent("auth.json"), host: registry.host)
         Self.expectSigned(try await CLIProcess.run(["sync", "--json"], environment: fixture.environment, in: fromOCI),
                           fingerprint: fingerprint, origin: "oci://")
+        // The same repository without a tag: blobs by digest, the signature layer found through the repository's tags.
+        let untagged = try Self.keyOnly(fixture, "from-oci-untagged", key: publicKey,
+                                        sources: #"[{"oci": "\#(registry.host)/\#(repo)", "credentials": {"file": "auth.json"}}]"#, ca: ca)
+        try OCIRegistryTests.authFile(untagged.appendingPathComponent("auth.json"), host: registry.host)
+        Self.expectSigned(try await CLIProcess.run(["sync", "--json"], environment: fixture.environment, in: untagged),
+                          fingerprint: fingerprint, origin: "oci://\(registry.host)/\(repo) (")
 
         // Another publisher's key: refused from the bundle, nothing installed, the reason in --json.
         let other = try Self.keyOnly(fixture, "other-key", key: otherKey, sources: #"[{"bundle": "\#(bundle.directory.path)"}]"#)
