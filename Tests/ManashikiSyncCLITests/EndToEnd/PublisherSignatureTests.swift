@@ -65,6 +65,18 @@ struct PublisherSignatureTests {
         let reverify = try await CLIProcess.run(["verify", "-m", "other-key.json"], environment: [:], in: origin)
         #expect(reverify.status == 4 && reverify.stderr.contains("signature-refused") && reverify.stderr.contains("unknown-key"), "\(reverify.all)")
 
+        // verify --repair: a stored signature gone is found again at signatureURL and kept (the
+        // intact file is not fetched again); with another key pinned it stays refused (exit 4), the file stays.
+        let stored = StoreLayout(directory: origin.appendingPathComponent("models")).signatureFile("alpha")
+        let kept = try Data(contentsOf: stored)
+        try FileManager.default.removeItem(at: stored)
+        let repaired = try await CLIProcess.run(["verify", "--repair", "--json"], environment: fixture.environment, in: origin)
+        #expect(repaired.status == 0 && repaired.summary()["repaired"] as? Int == 1, "\(repaired.all)")
+        #expect(FileManager.default.contents(atPath: stored.path) == kept)
+        let unrepaired = try await CLIProcess.run(["verify", "--repair", "-m", "other-key.json"], environment: fixture.environment, in: origin)
+        #expect(unrepaired.status == 4 && unrepaired.stderr.contains("signature-refused") && unrepaired.stderr.contains("--repair looks for a signature"), "\(unrepaired.all)")
+        #expect(OCIRegistryTests.installed(origin, "alpha") == fixture.expected("alpha"))
+
         // export carries it; upstream's verifier accepts the pair the bundle holds.
         let bundle = BundleLayout(directory: site.appendingPathComponent("bundle", isDirectory: true))
         let export = try await CLIProcess.run(["export", bundle.directory.path, "--quiet"], environment: [:], in: origin)
