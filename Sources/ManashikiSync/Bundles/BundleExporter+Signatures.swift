@@ -27,10 +27,11 @@ extension BundleExporter {
     /// artifact is exported without it and a failure says so. Returns the artifact as exported.
     static func placeSignature(_ artifact: PinnedArtifact, from store: StoreLayout, into bundle: BundleLayout, blobs: DirectoryHandle,
                                report: inout Report) -> PinnedArtifact {
-        guard let blob = signatureBlob(artifact) else { return artifact }
+        guard let blob = signatureBlob(artifact), let signature = artifact.signature else { return artifact }
         if let info = blobs.info(blob.sha256), verifyExisting(blob, path: bundle.blob(blob.sha256).path, info: info) == .intact { return artifact }
         do {
-            try copyBlob(blob, from: store.signatureFile(artifact.modelId).path, into: blobs.fd, bundle: bundle)
+            // Read through the store's descriptors and written durably through the bundle's.
+            try blobs.replace(blob.sha256, with: try StoredSignatures.blob(artifact.modelId, signature, in: store))
             report.bytesCopied += blob.size
             return artifact
         } catch {

@@ -310,8 +310,9 @@ public enum BundleExporter {
     /// `.<hex>.<random>.tmp`: the temporary name of a blob being copied.
     static func temporaryName(_ sha256: String) -> String { ".\(sha256).\(POSIX.randomSuffix()).tmp" }
 
-    /// Whether `name` in `blobs/sha256/` is a blob copy's temporary file.
-    static func isBlobTemporary(_ name: String) -> Bool { name.hasPrefix(".") && name.hasSuffix(".tmp") }
+    /// Whether `name` in `blobs/sha256/` is a blob copy's temporary file (or a signature blob's,
+    /// written by `DirectoryHandle.replace`: `<hex>.tmp.<random>`).
+    static func isBlobTemporary(_ name: String) -> Bool { (name.hasPrefix(".") && name.hasSuffix(".tmp")) || DurableFile.isTemporary(name) }
 
     /// The artifacts to export, and failures for selected models the store cannot provide.
     static func select(_ selection: Selection, state: StoreState, failures: inout [Failure]) -> [PinnedArtifact] {
