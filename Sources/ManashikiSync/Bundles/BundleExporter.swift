@@ -240,7 +240,7 @@ public enum BundleExporter {
         case .newer(let version):
             throw ArtifactFileError(location: store.stateFile.path, message: StateFile.newerFormatMessage(version), hint: "upgrade \(Remedy.agent)")
         }
-        return select(selection, state: state, failures: &failures).map { withSignature($0, state: state, store: store) }.filter { artifact in
+        return select(selection, state: state, failures: &failures).map { withSignature($0, state: state, store: store, failures: &failures) }.filter { artifact in
             guard !includePrivate, let visibility = artifact.record?.visibility, visibility != .public else { return true }
             failures.append(Failure(modelId: artifact.modelId, message: "is \(visibility == .private ? "private" : "not public (\(visibility))"): not exported, since anyone who can read the bundle or registry gets its bytes — pass \(Remedy.includePrivate) to export it, and serve or carry it only where it may go"))
             return false

@@ -55,7 +55,7 @@ struct BundleExporterTests {
         #expect(try BundleIndex.read(bundle) == index)
     }
 
-    @Test("a recorded publisher signature travels as a blob read through the store's descriptors (bundle and S3 companions); a symbolic link in its place is refused, never followed: the model exported without it")
+    @Test("a recorded publisher signature travels as a blob read through the store's descriptors (bundle and S3 companions); a symbolic link in its place is refused, never followed: the model exported without it, saying so")
     func signatureThroughTheStoresHandle() throws {
         let store = try Self.store(["alpha": "alpha bytes"])
         let signature = Data(#"{"mediaType": "application/vnd.dev.sigstore.bundle.v0.3+json"}"#.utf8)
@@ -82,6 +82,8 @@ struct BundleExporterTests {
         let linked = BundleLayout(directory: scratch.file("linked"))
         let refused = try BundleExporter.export(store: store.layout, to: linked, selection: .store)
         #expect(refused.copied.map(\.modelId) == ["alpha"] && refused.copied.first?.signature == nil)
+        #expect(refused.failures.map(\.modelId) == ["alpha"] && refused.failures.first?.message.contains("is missing or changed; exported without it") == true,
+                "\(refused.failures)")
         #expect(try BundleIndex.read(linked).models.first?.signature == nil)
         #expect(!FileManager.default.fileExists(atPath: linked.blob(reference.sha256).path))
         #expect(throws: SyncFailure.self) { try S3Exporter.Options().companions(alpha, store.layout) }
