@@ -67,13 +67,15 @@ let package = Package(
                           plugins: ["DocBlocksPlugin"]),
         .executableTarget(name: "manashiki-bench", dependencies: ["ManashikiSyncCLI", "Manashiki", "ManashikiCore", "ManashikiSync", "ManashikiRegistry", "ManashikiProcess", "ManashikiLoopback"]),
         .testTarget(name: "ManashikiCoreTests", dependencies: ["ManashikiCore", "ManashikiTestSupport"]),
+        // The tests' own machinery: peers (`.requires(.nginx)`) and scripts/test's install lists.
+        .testTarget(name: "ManashikiTestSupportTests", dependencies: ["ManashikiTestSupport"]),
         .testTarget(name: "ManashikiBenchTests", dependencies: ["manashiki-bench", "ManashikiCore", "ManashikiTestSupport"]),
         .testTarget(name: "ManashikiTests", dependencies: ["Manashiki", "ManashikiCore", "ManashikiTestSupport", "ManashikiRegistry", "ManashikiProcess"]),
         .testTarget(name: "ManashikiRegistryTests", dependencies: ["ManashikiRegistry", "ManashikiCore", "Manashiki", "ManashikiTestSupport", "ManashikiLoopback", "manashiki-registry"]),
         .testTarget(name: "ManashikiSyncTests", dependencies: ["ManashikiSync", "Manashiki", "ManashikiCore", "ManashikiTestSupport", "ManashikiRegistry", "ManashikiProcess"]),
         .testTarget(name: "ManashikiSyncCLITests", dependencies: ["ManashikiSyncCLI", "ManashikiSync", "ManashikiCore", "ManashikiRegistry", "ManashikiTestSupport", "ManashikiLoopback", "ManashikiProcess", "manashiki-sync"]),
         .testTarget(name: "ManashikiDocTests", dependencies: ["manashiki-doc-snippets", "Manashiki", "ManashikiSync", "ManashikiRegistry",
-                                                             "ManashikiTestSupport", "ManashikiProcess", "manashiki-sync", "manashiki-registry"]),
+                                                             "ManashikiTestSupport", "ManashikiProcess", "ManashikiLoopback", "manashiki-sync", "manashiki-registry"]),
         // The release binary, the Debian package and the Homebrew formula (docs/packaging.md): dist/
         // from scripts/build-release (CI builds it first), installed with dpkg on the machine.
         .testTarget(name: "PackagingTests", dependencies: ["Manashiki", "ManashikiRegistry", "ManashikiTestSupport", "ManashikiProcess", "manashiki-sync"]),

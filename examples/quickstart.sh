@@ -1,44 +1,84 @@
 #!/usr/bin/env bash
 # Quick start: build, start the bundled development registry, and sync models from it.
 #
-#   ./examples/quickstart.sh
+#   ./examples/quickstart.sh [--port N]
 #
-# Everything happens under ./quickstart/ (delete it to start over). The key below is a fake
-# key of the local development registry (examples/registry/catalog.json), not a real one.
+# The registry listens on 127.0.0.1:N (API, default 8080) and N+1 (storage); one already
+# serving the demo catalog there (`manashiki-registry serve --port 8080` in another terminal) is
+# used and left running. Everything else happens under ./quickstart/ (delete it to start over):
+# the manifest, the key file it names, the store. The key is a fake key of the local development
+# registry (examples/registry/catalog.json), not a real one.
+# QUICKSTART_BIN=DIR uses the manashiki-sync and manashiki-registry already built in DIR.
 set -euo pipefail
 cd "$(dirname "$0")/.."
 
+port=8080
+while [ $# -gt 0 ]; do
+  case $1 in
+    --port) port=${2:?--port needs a number}; shift 2 ;;
+    -h|--help) sed -n '2,11p' "$0" | sed 's/^# \{0,1\}//'; exit 0 ;;
+    *) echo "quickstart: unknown argument '$1' (see --help)" >&2; exit 2 ;;
+  esac
+done
+
 work="$PWD/quickstart"
+key="mk_pub_demo_0123456789abcdefghij"   # the demo registry's fake publishable key
 rm -rf "$work"
 mkdir -p "$work"
 
-echo "==> swift build -c release"
-swift build -c release --product manashiki-sync >/dev/null
-swift build -c release --product manashiki-registry >/dev/null
-bin="$(swift build -c release --show-bin-path)"
+if [ -n "${QUICKSTART_BIN:-}" ]; then
+  bin="$QUICKSTART_BIN"
+else
+  echo "==> swift build -c release"
+  swift build -c release --product manashiki-sync >/dev/null
+  swift build -c release --product manashiki-registry >/dev/null
+  bin="$(swift build -c release --show-bin-path)"
+fi
+# As a reader types them: relative to this directory when they are under it.
+shown_bin="${bin#"$PWD"/}"
 
-echo "==> starting the development registry (examples/registry) on free ports"
-"$bin/manashiki-registry" serve examples/registry --port 0 --ready-file "$work/registry.json" \
-  >"$work/registry.log" 2>&1 &
-registry_pid=$!
-cleanup() { kill "$registry_pid" 2>/dev/null || true; wait "$registry_pid" 2>/dev/null || true; }
-trap cleanup EXIT
-trap 'exit 130' INT
-trap 'exit 143' TERM
+# The status code 127.0.0.1:$port answers to GET /api/models with the demo key ("" if nothing listens).
+probe() {
+  { exec 3<>"/dev/tcp/127.0.0.1/$port"; } 2>/dev/null || return 0
+  printf 'GET /api/models HTTP/1.1\r\nHost: 127.0.0.1\r\nX-API-Key: %s\r\nConnection: close\r\n\r\n' "$key" >&3
+  local status_line
+  IFS= read -r -t 5 status_line <&3 || true
+  exec 3<&-
+  echo "$status_line" | cut -d' ' -f2
+}
 
-for _ in $(seq 1 100); do
-  [ -s "$work/registry.json" ] && break
-  kill -0 "$registry_pid" 2>/dev/null || { cat "$work/registry.log"; echo "the registry did not start" >&2; exit 1; }
-  sleep 0.1
-done
-[ -s "$work/registry.json" ] || { echo "the registry did not become ready" >&2; exit 1; }
-api="$(sed -E 's/.*"apiBaseURL":"([^"]+)".*/\1/' "$work/registry.json")"
+registry_pid=
+if [ "$port" != 0 ] && [ -n "$(probe)" ]; then
+  [ "$(probe)" = 200 ] || { echo "quickstart: 127.0.0.1:$port is in use by another server: stop it, or pass --port with a free port" >&2; exit 1; }
+  echo "==> using the development registry already serving the demo catalog on 127.0.0.1:$port (left running)"
+  api="http://127.0.0.1:$port"
+else
+  echo "==> starting the development registry (the demo catalog of examples/registry) on 127.0.0.1:$port"
+  "$bin/manashiki-registry" serve examples/registry --port "$port" --ready-file "$work/registry.json" \
+    >"$work/registry.log" 2>&1 &
+  registry_pid=$!
+  cleanup() { kill "$registry_pid" 2>/dev/null || true; wait "$registry_pid" 2>/dev/null || true; }
+  trap cleanup EXIT
+  trap 'exit 130' INT
+  trap 'exit 143' TERM
+  for _ in $(seq 1 100); do
+    [ -s "$work/registry.json" ] && break
+    kill -0 "$registry_pid" 2>/dev/null || { cat "$work/registry.log"; echo "quickstart: the registry did not start (pass --port with a free port if $port is taken)" >&2; exit 1; }
+    sleep 0.1
+  done
+  [ -s "$work/registry.json" ] || { echo "the registry did not become ready" >&2; exit 1; }
+  api="$(sed -E 's/.*"apiBaseURL":"([^"]+)".*/\1/' "$work/registry.json")"
+  port="${api##*:}"
+fi
 echo "    registry API at $api"
 
+# The key in a file only its owner can read, which the manifest names (relative to itself):
+# every later command finds it, in any shell.
+(umask 077 && printf '%s\n' "$key" >"$work/api-key")
 cat >"$work/manashiki.json" <<JSON
 {
   "schemaVersion": 1,
-  "registry": {"baseURL": "$api", "apiKey": {"env": "MANASHIKI_API_KEY"}},
+  "registry": {"baseURL": "$api", "apiKey": {"file": "api-key"}},
   "store": {"directory": "models", "concurrency": 2, "prune": {"mode": "tracked", "maxDeletes": 5}},
   "models": [
     {"id": "whisper-tiny-en", "version": "^1.0"},
@@ -47,7 +87,6 @@ cat >"$work/manashiki.json" <<JSON
 }
 JSON
 
-export MANASHIKI_API_KEY="mk_pub_demo_0123456789abcdefghij"   # the demo registry's fake key
 sync=("$bin/manashiki-sync" --manifest "$work/manashiki.json")
 
 echo; echo "==> manashiki-sync plan   (exit 10: changes pending)"
@@ -69,4 +108,13 @@ echo; echo "==> manashiki-sync verify"
 echo; echo "==> manashiki-sync status"
 "${sync[@]}" status
 
-echo; echo "Done. Models are in $work/models; try: $bin/manashiki-sync --manifest $work/manashiki.json sync --json"
+echo
+echo "Done. Models are in quickstart/models."
+if [ -n "$registry_pid" ]; then
+  echo "The registry stops with this script. To go on, start it in another terminal (it stays up until Ctrl-C):"
+  echo "  $shown_bin/manashiki-registry serve --port $port"
+  echo "then try:"
+else
+  echo "The registry on 127.0.0.1:$port is still running. Try:"
+fi
+echo "  $shown_bin/manashiki-sync --manifest quickstart/manashiki.json sync --json"

@@ -18,6 +18,27 @@ public struct SHA256: HashFunction, Sendable {
     public mutating func update(bufferPointer: UnsafeRawBufferPointer) {}
     public func finalize() -> SHA256Digest { SHA256Digest(bytes: []) }
 }
+// SHA384 and SHA512 as SHA256 (developer.apple.com/documentation/cryptokit/sha384, /sha512; iOS 13, macOS 10.15).
+public struct SHA384Digest: Digest {
+    let bytes: [UInt8]
+    public func makeIterator() -> IndexingIterator<[UInt8]> { bytes.makeIterator() }
+    public func withUnsafeBytes<R>(_ body: (UnsafeRawBufferPointer) throws -> R) rethrows -> R { try bytes.withUnsafeBytes(body) }
+}
+public struct SHA384: HashFunction, Sendable {
+    public init() {}
+    public mutating func update(bufferPointer: UnsafeRawBufferPointer) {}
+    public func finalize() -> SHA384Digest { SHA384Digest(bytes: []) }
+}
+public struct SHA512Digest: Digest {
+    let bytes: [UInt8]
+    public func makeIterator() -> IndexingIterator<[UInt8]> { bytes.makeIterator() }
+    public func withUnsafeBytes<R>(_ body: (UnsafeRawBufferPointer) throws -> R) rethrows -> R { try bytes.withUnsafeBytes(body) }
+}
+public struct SHA512: HashFunction, Sendable {
+    public init() {}
+    public mutating func update(bufferPointer: UnsafeRawBufferPointer) {}
+    public func finalize() -> SHA512Digest { SHA512Digest(bytes: []) }
+}
 public struct SymmetricKey: Sendable {
     public init<D: ContiguousBytes>(data: D) {}
 }
@@ -32,5 +53,54 @@ public struct HashedAuthenticationCode<H: HashFunction>: MessageAuthenticationCo
 public struct HMAC<H: HashFunction> {
     public static func authenticationCode<D: DataProtocol>(for data: D, using key: SymmetricKey) -> HashedAuthenticationCode<H> {
         HashedAuthenticationCode(bytes: [])
+    }
+}
+// Signature verification (ManashikiCore's SignatureEngine): Curve25519.Signing.PublicKey,
+// P256/P384/P521.Signing.PublicKey and their ECDSASignature, with the signatures of
+// developer.apple.com/documentation/cryptokit/curve25519/signing/publickey and
+// /documentation/cryptokit/p256/signing/publickey (iOS 13, macOS 10.15, tvOS 13, watchOS 6, visionOS 1).
+public enum Curve25519 {
+    public enum Signing {
+        public struct PublicKey: Sendable {
+            public init<D: ContiguousBytes>(rawRepresentation: D) throws {}
+            public var rawRepresentation: Data { Data() }
+            public func isValidSignature<S: DataProtocol, D: DataProtocol>(_ signature: S, for data: D) -> Bool { false }
+        }
+    }
+}
+public enum P256 {
+    public enum Signing {
+        public struct PublicKey: Sendable {
+            public init<Bytes: ContiguousBytes>(x963Representation: Bytes) throws {}
+            public func isValidSignature<D: DataProtocol>(_ signature: ECDSASignature, for data: D) -> Bool { false }
+        }
+        public struct ECDSASignature: Sendable {
+            public init<D: DataProtocol>(derRepresentation: D) throws {}
+            public init<D: DataProtocol>(rawRepresentation: D) throws {}
+        }
+    }
+}
+public enum P384 {
+    public enum Signing {
+        public struct PublicKey: Sendable {
+            public init<Bytes: ContiguousBytes>(x963Representation: Bytes) throws {}
+            public func isValidSignature<D: DataProtocol>(_ signature: ECDSASignature, for data: D) -> Bool { false }
+        }
+        public struct ECDSASignature: Sendable {
+            public init<D: DataProtocol>(derRepresentation: D) throws {}
+            public init<D: DataProtocol>(rawRepresentation: D) throws {}
+        }
+    }
+}
+public enum P521 {
+    public enum Signing {
+        public struct PublicKey: Sendable {
+            public init<Bytes: ContiguousBytes>(x963Representation: Bytes) throws {}
+            public func isValidSignature<D: DataProtocol>(_ signature: ECDSASignature, for data: D) -> Bool { false }
+        }
+        public struct ECDSASignature: Sendable {
+            public init<D: DataProtocol>(derRepresentation: D) throws {}
+            public init<D: DataProtocol>(rawRepresentation: D) throws {}
+        }
     }
 }

@@ -15,3 +15,20 @@ public func SecTrustSetAnchorCertificatesOnly(_ trust: SecTrust, _ anchorCertifi
 public func SecTrustEvaluateWithError(_ trust: SecTrust, _ error: UnsafeMutablePointer<CFError?>?) -> Bool { false }
 extension URLProtectionSpace { public var serverTrust: SecTrust? { nil } }
 extension URLCredential { public convenience init(trust: SecTrust) { self.init(user: "", password: "", persistence: .none) } }
+// Public keys (ManashikiCore's SignatureEngine, RSASSA-PSS): developer.apple.com/documentation/security/
+// seckeycreatewithdata(_:_:_:) and seckeyverifysignature(_:_:_:_:_:) (iOS 10, macOS 10.12, tvOS 10,
+// watchOS 3, visionOS 1). CFString and CFDictionary are stand-in aliases so the literal
+// `[kSecAttrKeyType: kSecAttrKeyTypeRSA] as CFDictionary` type-checks as on Apple platforms.
+public typealias CFString = String
+public typealias CFDictionary = [AnyHashable: Any]
+public final class SecKey: @unchecked Sendable {}
+public struct SecKeyAlgorithm: Sendable, Hashable {
+    public static let rsaSignatureMessagePSSSHA256 = SecKeyAlgorithm()
+}
+public let kSecAttrKeyType: CFString = "type"
+public let kSecAttrKeyTypeRSA: CFString = "42"
+public let kSecAttrKeyClass: CFString = "kcls"
+public let kSecAttrKeyClassPublic: CFString = "0"
+public func SecKeyCreateWithData(_ keyData: CFData, _ attributes: CFDictionary, _ error: UnsafeMutablePointer<Unmanaged<CFError>?>?) -> SecKey? { nil }
+public func SecKeyVerifySignature(_ key: SecKey, _ algorithm: SecKeyAlgorithm, _ signedData: CFData, _ signature: CFData,
+                                  _ error: UnsafeMutablePointer<Unmanaged<CFError>?>?) -> Bool { false }

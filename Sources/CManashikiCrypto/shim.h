@@ -6,4 +6,8 @@
 #include <openssl/evp.h>
 #include <openssl/hmac.h>
 #include <openssl/crypto.h>
+// Public-key signature verification (PublicKey, SignatureEngine): d2i_PUBKEY, EVP_DigestVerify,
+// RSASSA-PSS parameters.
+#include <openssl/x509.h>
+#include <openssl/rsa.h>
 #endif

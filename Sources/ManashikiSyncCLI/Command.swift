@@ -96,6 +96,13 @@ package struct ExportOptions: Sendable, Equatable {
     package var chunkSize = 16 << 20
     /// `--mount-from`: repositories of the same registry to mount blobs from.
     package var mountFrom: [String] = []
+    /// `s3://`: `--endpoint`, `--region`, `--addressing`, `--profile`, `--requester-pays`
+    /// (each overriding the manifest's `s3` source of the same bucket and prefix).
+    package var s3 = S3ExportOverrides()
+    /// `--concurrency`: parts uploaded at once (`s3://`).
+    package var concurrency: Int?
+    /// Whether `--chunk-size` was given.
+    package var chunkSizeGiven = false
 
     /// `16M`, `512K`, `1G`, `1048576` → bytes (binary units).
     package static func byteCount(_ text: String) -> Int? {
@@ -112,6 +119,26 @@ package struct ExportOptions: Sendable, Equatable {
 
     /// Defaults: the whole store.
     package init() {}
+}
+
+/// What `export s3://…` takes from the command line over the manifest's source.
+package struct S3ExportOverrides: Sendable, Equatable {
+    /// `--endpoint URL`.
+    package var endpoint: String?
+    /// `--region NAME`.
+    package var region: String?
+    /// `--addressing auto|path|virtual`.
+    package var addressing: String?
+    /// `--profile NAME`: the credentials of this profile of the shared files.
+    package var profile: String?
+    /// `--requester-pays`.
+    package var requesterPays = false
+
+    /// None.
+    package init() {}
+
+    /// Whether any was given.
+    package var any: Bool { endpoint != nil || region != nil || addressing != nil || profile != nil || requesterPays }
 }
 
 /// The options of `lock`.

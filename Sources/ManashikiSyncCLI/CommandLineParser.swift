@@ -73,10 +73,11 @@ enum CommandLineParser {
         Option(["--version"], help: "print the version") { s, _ in s.wantsVersion = true },
         // sync.
         Option(["--dry-run"], help: "plan and print, apply nothing (exit 0 unless the plan fails)", commands: ["sync"]) { s, _ in s.sync.dryRun = true },
-        Option(["--concurrency"], "N", help: "downloads at once (default: the manifest's store.concurrency)", commands: ["sync"]) { s, v in
+        Option(["--concurrency"], "N", help: "downloads at once (default: the manifest's store.concurrency;\nexport s3://: parts uploaded at once, default 4)", commands: ["sync", "export"]) { s, v in
             let n = try count("--concurrency", v)
             guard n >= 1 else { throw UsageError("--concurrency needs at least 1") }
             s.sync.concurrency = n
+            s.export.concurrency = n
         },
         Option(["--max-delete", "--max-deletes"], "N", help: "refuse to prune more than N files this run (store.prune.maxDeletes)",
                commands: ["sync"]) { s, v in s.sync.maxDeletes = try count("--max-delete", v) },
@@ -132,16 +133,36 @@ enum CommandLineParser {
         },
         Option(["--include-private"], help: "export private models too (anyone who can read the bundle gets them)",
                commands: ["export"]) { s, _ in s.export.includePrivate = true },
-        Option(["--chunk-size"], "BYTES", help: "oci://: the largest upload request (default 16MiB; K, M, G\nsuffixes; larger blobs go in resumable chunks of this size)",
+        Option(["--chunk-size"], "BYTES", help: "oci://: the largest upload request (default 16MiB; K, M, G\nsuffixes; larger blobs go in resumable chunks of this size);\ns3://: the part size of a multipart upload (5M to 4G)",
                commands: ["export"]) { s, v in
             guard let bytes = ExportOptions.byteCount(v), bytes >= 64 << 10, bytes <= 4 << 30 else {
                 throw UsageError("--chunk-size takes a size from 64K to 4G (e.g. 16M), not \(SecretShape.echo(v))")
             }
             s.export.chunkSize = bytes
+            s.export.chunkSizeGiven = true
         },
         Option(["--mount-from"], "REPO", help: "oci://: mount blobs from this repository of the same registry\ninstead of uploading them (repeatable)", commands: ["export"]) { s, v in
             guard OCIReference.isValidRepository(v) else { throw UsageError("--mount-from takes a repository name (lowercase, e.g. models/base), not \(SecretShape.echo(v))") }
             s.export.mountFrom.append(v)
+        },
+        Option(["--endpoint"], "URL", help: "s3://: the S3 API endpoint (e.g. https://minio.example:9000;\ndefault: the manifest's s3 source, AWS_ENDPOINT_URL_S3, AWS)", commands: ["export"]) { s, v in
+            guard !v.isEmpty else { throw UsageError("--endpoint needs a URL such as https://minio.example:9000") }
+            s.export.s3.endpoint = v
+        },
+        Option(["--region"], "NAME", help: "s3://: the bucket's region (default: the source's, AWS_REGION, the\nprofile's, else us-east-1, corrected from the bucket's answer)", commands: ["export"]) { s, v in
+            guard S3Settings.isRegion(v) else { throw UsageError("--region takes a region name such as eu-west-1, not \(SecretShape.echo(v))") }
+            s.export.s3.region = v
+        },
+        Option(["--addressing"], "STYLE", help: "s3://: auto (default: path-style with an endpoint), path or virtual", commands: ["export"]) { s, v in
+            guard S3Addressing(rawValue: v) != nil else { throw UsageError("--addressing takes auto, path or virtual, not \(SecretShape.echo(v))") }
+            s.export.s3.addressing = v
+        },
+        Option(["--profile"], "NAME", help: "s3://: use the credentials of this profile of ~/.aws/credentials\nand ~/.aws/config (default: the AWS credential chain)", commands: ["export"]) { s, v in
+            guard !v.isEmpty, !v.contains("]") else { throw UsageError("--profile takes a profile name of the AWS shared files") }
+            s.export.s3.profile = v
+        },
+        Option(["--requester-pays"], help: "s3://: send x-amz-request-payer (a Requester Pays bucket)", commands: ["export"]) { s, _ in
+            s.export.s3.requesterPays = true
         },
         Option(["--check"], help: "compare, write nothing", commands: ["lock"]) { s, _ in s.lock.check = true },
     ])

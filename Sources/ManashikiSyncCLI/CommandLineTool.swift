@@ -22,6 +22,10 @@ public struct CommandLineTool: Sendable {
 
     /// Runs the command line `arguments` (without the program name) and returns the exit code.
     public func run(_ arguments: [String]) async -> ExitCode {
+        // Hidden: the TUF conformance suite's client protocol (.ci/tuf-client), not a user command.
+        if arguments.first == TUFConformanceClient.commandName {
+            return await TUFConformanceClient(console: console).run(Array(arguments.dropFirst()))
+        }
         let command: Command
         do { command = try CommandLineParser.parse(arguments) } catch {
             console.error(error.message)

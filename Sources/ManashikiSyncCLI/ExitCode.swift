@@ -48,10 +48,6 @@ public enum ExitCode: Int32, Sendable, CaseIterable, CustomStringConvertible {
         }
     }
 
-    /// The former name of ``busy``.
-    @available(*, deprecated, renamed: "busy")
-    public static var locked: ExitCode { .busy }
-
     /// `3 (partial-failure)`.
     public var description: String { "\(rawValue) (\(name))" }
 }

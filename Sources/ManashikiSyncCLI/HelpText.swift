@@ -50,7 +50,7 @@ package enum HelpText {
       ensure    install these manifest models now (on-demand ones too), evicting if the budget must
       verify    re-hash every installed file offline; --repair re-downloads what is broken
       status    what is installed, versions, sizes, and how the last sync went
-      export    write verified models into a bundle (a directory) or an OCI registry
+      export    write verified models into a bundle (a directory), an OCI registry or a bucket
       lock      resolve the manifest into manashiki.lock.json; --check reports drift
 
     Run `manashiki-sync COMMAND --help` for a command's options.
@@ -72,7 +72,8 @@ package enum HelpText {
 
     Contacts the registry (catalog and records) and hashes files that changed on disk, but
     downloads, deletes and records nothing. Exit codes: 0 in sync, 10 changes pending,
-    1 a sync could not fully succeed (a model is blocked, or the disk is too small),
+    1 a sync could not fully succeed (a model is blocked, the disk is too small, or this user
+    cannot write the store),
     2 usage/manifest/key error, 75 locked.
 
     \(sourceOptions)
@@ -107,13 +108,16 @@ package enum HelpText {
     """
 
     static let export = """
-    manashiki-sync export — write verified models into a bundle or an OCI registry
+    manashiki-sync export — write verified models into a bundle, an OCI registry or a bucket
 
     USAGE
       manashiki-sync export DIR [--select store|manifest|lock] [--include-private]
                                 [--store DIR] [--manifest PATH]
       manashiki-sync export oci://HOST[:PORT]/REPO:TAG [--select …] [--chunk-size BYTES]
                                 [--mount-from REPO] [--ca-bundle FILE]
+      manashiki-sync export s3://BUCKET/PREFIX/ [--select …] [--endpoint URL] [--region NAME]
+                                [--addressing auto|path|virtual] [--profile NAME]
+                                [--requester-pays] [--chunk-size BYTES] [--concurrency N]
 
     Writes DIR/blobs/sha256/<hex> and DIR/index.json (versioned; model id, version, size,
     sha256 and the record facts an offline plan needs). --select store (default) exports every
@@ -128,12 +132,20 @@ package enum HelpText {
     bundle index as its config, the tag moved last. Credentials from the container tools' auth
     files ($REGISTRY_AUTH_FILE, containers auth.json, ~/.docker/config.json); oci+http:// only
     to this machine. Sync from it with --from oci://HOST/REPO:TAG or an "oci" source.
+    To s3://: the same layout as DIR in a bucket (S3 or S3-compatible: MinIO, Ceph RGW,
+    SeaweedFS, R2…): blobs/sha256/<hex> (one PUT up to 16 MiB, else a multipart upload of
+    --chunk-size parts, --concurrency at a time, aborted if interrupted), each with
+    x-amz-meta-sha256, skipped when already there; index.json last. Endpoint, region and
+    credentials from the manifest's "s3" source of that bucket and prefix, the options above,
+    or the environment as the AWS SDKs read it (AWS_ENDPOINT_URL_S3, AWS_REGION,
+    AWS_ACCESS_KEY_ID/AWS_SECRET_ACCESS_KEY, AWS_PROFILE, web identity, container
+    credentials, IMDSv2). Other URLs (gs://…, a typo) are refused with exit 2.
     Exit codes: 0 exported, 3 some models could not be exported, 1 none could,
     2 usage/manifest/lock error, 75 the store is locked by a running sync or the bundle by
     another export.
 
     EXPORT OPTIONS
-    \(CommandLineParser.options.help([("--select", nil), ("--include-private", nil), ("--lock-file", "the lock file for --select lock"), ("--chunk-size", nil), ("--mount-from", nil)], labelWidth: 20))
+    \(CommandLineParser.options.help([("--select", nil), ("--include-private", nil), ("--lock-file", "the lock file for --select lock"), ("--chunk-size", nil), ("--mount-from", nil), ("--endpoint", nil), ("--region", nil), ("--addressing", nil), ("--profile", nil), ("--requester-pays", nil), ("--concurrency", "s3://: parts uploaded at once (default 4)")], labelWidth: 20))
 
     \(globalOptions)
     """

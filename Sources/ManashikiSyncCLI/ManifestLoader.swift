@@ -27,7 +27,7 @@ package enum ManifestLoader {
     package static func load(_ global: GlobalOptions, sync: SyncOptions = SyncOptions(), currentDirectory: URL) throws(ConfigurationError) -> Manifest {
         let file = url(global, currentDirectory: currentDirectory)
         guard FileManager.default.fileExists(atPath: file.path) else {
-            let hint = global.manifestGiven ? "check the path" : "create one (see examples/manifests/) or pass --manifest PATH"
+            let hint = global.manifestGiven ? "check the path" : "pass --manifest PATH, or create one: \(Manifest.smallestManifestHint)"
             throw ConfigurationError(lines: ["no manifest at \(file.path) — \(hint)"],
                                      problems: [ManifestProblem(path: "", message: "no manifest at \(file.path)", hint: hint)])
         }

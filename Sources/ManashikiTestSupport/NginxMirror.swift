@@ -10,9 +10,6 @@ import Testing
 /// `server` directives, e.g. a `proxy_pass` to the development registry); the error log is at
 /// level info, so each failed TLS handshake leaves a line there.
 package final class NginxMirror: Sendable {
-    /// Whether nginx is installed (`NginxServer.isInstalled`).
-    package static var isInstalled: Bool { NginxServer.isInstalled }
-
     private let server: NginxServer
     private let scratch: ScratchDirectory
     package var port: Int { server.port }

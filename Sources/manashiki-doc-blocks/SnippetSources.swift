@@ -5,30 +5,55 @@ import Foundation
 /// Each Markdown file becomes one Swift file. A Swift block without a marker, or marked `run`,
 /// becomes the body of an `async throws` function; `file` puts the block at file scope
 /// (declarations only). The file imports what the file's compiled blocks import (`Foundation`
-/// and `Manashiki` when none does). `apple` and `package` blocks are not compiled here (the test
-/// lists them or checks them another way). The address `http://127.0.0.1:8080` of the
+/// and `Manashiki` when none does). An `apple` block (declarations only) goes at file scope
+/// inside `#if` of the Apple platforms that have what it uses (`appleCondition`): inactive, so
+/// only parsed, on Linux; compiled by the Apple workflow's builds. `package` blocks are not
+/// compiled here (the test checks them another way). The address `http://127.0.0.1:8080` of the
 /// development registry becomes the one the test started. `DocBlocks.swift` holds the table of
 /// every block of every language.
 enum SnippetSources {
-    /// Whether `block` is compiled into the target.
+    /// Whether `block` is compiled into the target (on Linux, or only on Apple platforms).
     static func isCompiled(_ block: FencedBlock) -> Bool {
-        block.language == "swift" && !block.markers.contains("apple") && !block.markers.contains("package")
+        block.language == "swift" && !block.markers.contains("package")
     }
+
+    /// Whether `block` is compiled on Apple platforms only.
+    static func isApple(_ block: FencedBlock) -> Bool { block.markers.contains("apple") }
 
     /// The Swift file of one Markdown file's blocks.
     static func file(for blocks: [FencedBlock], of name: String) -> String {
         let compiled = blocks.filter(isCompiled)
-        let own = Set(compiled.flatMap { $0.lines.filter(isImport) }.map { $0.trimmingCharacters(in: .whitespaces) })
+        let own = Set(compiled.filter { !isApple($0) }.flatMap { $0.lines.filter(isImport) }.map { $0.trimmingCharacters(in: .whitespaces) })
         let imports = own.isEmpty ? ["import Foundation", "import Manashiki"] : own.sorted()
         let header = "// Generated from \(name) by manashiki-doc-blocks (DocBlocksPlugin). Do not edit.\n"
         return header + imports.joined(separator: "\n") + "\n\n" + compiled.map(source).joined(separator: "\n")
+    }
+
+    /// The `#if` condition of an `apple` block: an Apple platform; with UIKit's app delegate API
+    /// (not on watchOS) when the block uses UIKit; with SwiftUI when it imports it.
+    static func appleCondition(_ block: FencedBlock) -> String {
+        var condition = "(os(macOS) || os(iOS) || os(tvOS) || os(watchOS) || os(visionOS))"
+        let text = block.lines.joined(separator: "\n")
+        if text.contains("UIKit") || text.contains("UIApplication") { condition += " && canImport(UIKit) && !os(watchOS)" }
+        if text.contains("import SwiftUI") { condition += " && canImport(SwiftUI)" }
+        return condition
+    }
+
+    /// An `apple` block at file scope, inside its `#if`, with its own imports and without `@main`
+    /// (the snippet's app is one of many declarations here).
+    static func appleSource(_ block: FencedBlock) -> String {
+        let body = block.lines.map { line in
+            line.trimmingCharacters(in: .whitespaces) == "@main" ? "" : line.replacingOccurrences(of: "http://127.0.0.1:8080", with: "\\(docRegistryAPI)")
+        }
+        let location = "#sourceLocation(file: \(literal(block.file)), line: \(block.line + 1))"
+        return "#if \(appleCondition(block))\n\(location)\n\(body.joined(separator: "\n"))\n#sourceLocation()\n#endif\n"
     }
 
     /// The table of every block, and the fingerprint of what was read.
     static func table(_ blocks: [FencedBlock], fingerprint: UInt64) -> String {
         let entries = blocks.map { block in
             let markers = block.markers.map(literal).joined(separator: ", ")
-            let runner = isCompiled(block) && !block.markers.contains("file") ? symbol(block) : "nil"
+            let runner = isCompiled(block) && !isApple(block) && !block.markers.contains("file") ? symbol(block) : "nil"
             return "    DocBlock(file: \(literal(block.file)), line: \(block.line), language: \(literal(block.language)), markers: [\(markers)], text: \(literal(block.lines.joined(separator: "\n"))), run: \(runner)),"
         }
         return """
@@ -52,6 +77,7 @@ enum SnippetSources {
 
     /// The Swift source of one compiled block (its imports are the file's).
     static func source(_ block: FencedBlock) -> String {
+        if isApple(block) { return appleSource(block) }
         let body = block.lines.map { line in
             isImport(line) ? "" : line.replacingOccurrences(of: "http://127.0.0.1:8080", with: "\\(docRegistryAPI)")
         }

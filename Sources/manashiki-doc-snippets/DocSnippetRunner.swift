@@ -25,11 +25,10 @@ struct DocBlock: Sendable {
 /// registry they started (snippets write `http://127.0.0.1:8080`, the address the guides use).
 let docRegistryAPI = ProcessInfo.processInfo.environment["MANASHIKI_DOC_API"] ?? "http://127.0.0.1:8080"
 
-/// `client` in a snippet that continues an earlier one: the demo catalog's publishable key
-/// against the development registry, storing into the default store.
+/// `client` in a snippet that continues an earlier one ("the client made above", which the guide
+/// declares in its first block): the demo catalog's publishable key against the development
+/// registry, storing into the default store. Nothing else is declared for snippets.
 let client = makeClient("mk_pub_demo_0123456789abcdefghij")
-/// `backendClient`: the demo catalog's legacy server key (`sk_live_`), which may issue sessions.
-let backendClient = makeClient("sk_live_0123456789abcdefghij")
 
 private func makeClient(_ key: String) -> ManashikiClient {
     guard let url = URL(string: docRegistryAPI), let client = try? ManashikiClient(apiKey: key, baseURL: url) else {

@@ -26,7 +26,7 @@ struct NginxAccessLogTests {
     }
 
     #if os(Linux)
-    @Test("what nginx itself writes in that format adds up: a ranged and a whole GET over two connections")
+    @Test("what nginx itself writes in that format adds up: a ranged and a whole GET over two connections", .requires(.nginx))
     func realNginx() throws {
         let scratch = ScratchDirectory("nginx-log")
         let www = try scratch.directory("www")

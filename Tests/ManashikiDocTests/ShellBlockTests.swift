@@ -12,6 +12,17 @@ import Testing
 struct ShellBlockTests {
     static let runnable = DocBlockCatalog.ids("sh") { !$0.markers.contains("no-run") }
 
+    /// The peers (Peer+Catalog.swift) a block's commands run, by the words of its commands.
+    static func peers(_ id: String) -> [Peer] {
+        let words = Set(commands(DocBlockCatalog.block(id).text).joined(separator: " ")
+            .split(whereSeparator: { " \t|;&$()`'\"".contains($0) }).map(String.init))
+        return Peer.all.filter { if case .command(let name) = $0.kind { words.contains(name) } else { false } }
+    }
+
+    /// The runnable blocks that run no peer, and those that run curl (and nothing else of the catalog).
+    static let runnableAlone = runnable.filter { peers($0).isEmpty }
+    static let runnableWithCurl = runnable.filter { peers($0).map(\.name) == ["curl"] }
+
     /// The block's commands: one per line, `\`-continued lines joined, blank and comment lines left out.
     static func commands(_ text: String) -> [String] {
         var commands: [String] = []
@@ -31,8 +42,20 @@ struct ShellBlockTests {
         commands.map { "{ \($0)\n} </dev/null; echo $? >> '\(exits.path)'" }.joined(separator: "\n") + "\n"
     }
 
-    @Test("a shell block runs against the development registry with the exit codes it shows", arguments: runnable)
-    func runs(_ id: String) async throws {
+    @Test("a shell block runs against the development registry with the exit codes it shows", arguments: runnableAlone)
+    func runs(_ id: String) async throws { try await Self.run(id) }
+
+    @Test("a shell block with curl runs against the development registry with the exit codes it shows", .requires(.curl),
+          arguments: runnableWithCurl)
+    func runsWithCurl(_ id: String) async throws { try await Self.run(id) }
+
+    @Test("every runnable shell block runs in one of the two tests above (a block running another peer needs a test requiring it)")
+    func everyBlockRuns() {
+        let other = Set(Self.runnable).subtracting(Self.runnableAlone + Self.runnableWithCurl)
+        #expect(other.isEmpty, "blocks running peers no test requires: \(other.sorted().map { "\($0) (\(Self.peers($0).map(\.name)))" })")
+    }
+
+    static func run(_ id: String) async throws {
         let block = DocBlockCatalog.block(id)
         let sandbox = try DocSandbox()
         let commands = Self.commands(sandbox.substituted(block.text))

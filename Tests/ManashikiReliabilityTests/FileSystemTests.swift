@@ -220,5 +220,46 @@ struct PrivilegedFileSystemTests {
         #expect(result.stderr.lowercased().contains("permission"), "\(result.stderr)")
         Invariants.expectStandardOutcome(store: f.store, before: before, failed: ["alpha", "beta", "gamma"])
     }
+
+    /// Runs the built binary as nobody (a copy it can reach) with `arguments`.
+    static func runAsNobody(_ arguments: [String], _ f: SyncFixture) async throws -> ChildResult {
+        let bin = ScratchDirectory("manashiki-rel-bin")
+        defer { bin.remove() }
+        chmod(bin.url.path, 0o755)
+        let copy = bin.file("manashiki-sync")
+        try FileManager.default.copyItem(at: CLIProcess.binary, to: copy)
+        chmod(copy.path, 0o755)
+        return try await CLIProcess.run(["--reuid=65534", "--regid=65534", "--clear-groups", copy.path] + arguments + ["--manifest", f.manifestURL.path],
+                                        executable: URL(fileURLWithPath: HostCapabilities.setpriv!), environment: f.environment, in: f.directory)
+    }
+
+    @Test("a store nobody may write, existing or to be created: sync and plan exit 1 naming the store, the user and store.directory, once (issue 38, 5)",
+          .enabled(if: HostCapabilities.setpriv != nil, Comment(rawValue: HostCapabilities.nobodySkipReason)))
+    func storeNotWritable() async throws {
+        let f = try SyncFixture()
+        chmod(f.scratch.url.path, 0o755)
+        chmod(f.directory.path, 0o755)
+        chmod(f.manifestURL.path, 0o644)
+        // Never synced: the store cannot be created in root's directory.
+        for command in ["sync", "plan"] {
+            let r = try await Self.runAsNobody([command], f)
+            #expect(r.status == 1, "\(command): \(r.all)")
+            #expect(r.stderr.contains("the store \(f.store.path) cannot be created: this user (nobody) cannot write \(f.directory.path): Permission denied"),
+                    "\(command): \(r.stderr)")
+            #expect(r.stderr.contains("or point store.directory (or --store) at a directory nobody can write"), "\(r.stderr)")
+            #expect(!r.stderr.contains("storageDirectory") && !r.stderr.contains("warning"), "\(command): \(r.stderr)")
+        }
+        // Created by root: it exists, and nobody cannot write it.
+        try FileManager.default.createDirectory(at: f.store, withIntermediateDirectories: true)
+        chmod(f.store.path, 0o755)
+        for command in ["sync", "plan"] {
+            let r = try await Self.runAsNobody([command], f)
+            #expect(r.status == 1, "\(command): \(r.all)")
+            let message = "the store \(f.store.path) exists but this user (nobody) cannot write \(f.store.path): Permission denied — give nobody write permission"
+            #expect(r.stderr.components(separatedBy: message).count == 2, "said once: \(command): \(r.stderr)")
+            #expect(!r.stderr.contains("storageDirectory") && !r.stderr.contains("Could not create"), "\(command): \(r.stderr)")
+        }
+        #expect(try FileManager.default.contentsOfDirectory(atPath: f.store.path).isEmpty)
+    }
 }
 #endif

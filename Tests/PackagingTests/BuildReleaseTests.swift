@@ -62,7 +62,7 @@ struct BuildReleaseTests {
         // An overlay whose upper layer whites out libcurl.so and libcurl.a: the library directory
         // as a machine with libcurl4 but without libcurl4-openssl-dev has it.
         let libdir = "/usr/lib/\(try await Packaging.run(["dpkg-architecture", "-qDEB_HOST_MULTIARCH"]).stdout.trimmingCharacters(in: .whitespacesAndNewlines))"
-        try #require(FileManager.default.fileExists(atPath: "\(libdir)/libcurl.so"), "libcurl4-openssl-dev is not installed (.ci/run installs it)")
+        try #require(FileManager.default.fileExists(atPath: "\(libdir)/libcurl.so"), "libcurl4-openssl-dev is not installed (scripts/test installs it)")
         let scratch = Packaging.scratch()
         let layers = scratch.url
         let script = """

@@ -9,7 +9,8 @@ import Testing
 /// service's own command run as its user with the toolchain hidden against the development
 /// registry, then `dpkg -r` and `dpkg -P`. The suite installs and purges `manashiki-sync`.
 @Suite("Debian package (scripts/package-deb, dpkg)", .serialized,
-       .enabled(if: Packaging.isBuilt, Packaging.notBuilt), .enabled(if: Packaging.isRoot, "needs root (dpkg -i, mount namespaces)"))
+       .enabled(if: Packaging.isBuilt, Packaging.notBuilt), .enabled(if: Packaging.isRoot, "needs root (dpkg -i, mount namespaces)"),
+       .requires(.lintian, .systemdAnalyze))
 struct DebianPackageTests {
     /// The package, built once for the suite (lintian reads the whole 60 MB binary).
     static let built = Task { try await buildPackage() }
@@ -40,6 +41,11 @@ struct DebianPackageTests {
     func control() async throws {
         let (deb, output) = try await Self.built.value
         #expect(output.contains("lintian: no errors or warnings"), "\(output)")
+        // The README's command: its glob names this file, and apt takes it (a simulation: nothing installed).
+        #expect(output.contains("  install it: sudo apt install \(deb.path)\n"), "\(output)")
+        #expect(deb.lastPathComponent.hasPrefix("manashiki-sync_") && deb.lastPathComponent.hasSuffix("_amd64.deb"), "\(deb.lastPathComponent)")
+        let apt = try await Packaging.run(["apt-get", "install", "--simulate", "--no-install-recommends", deb.path])
+        #expect(apt.status == 0 && !apt.all.contains("Unsupported file"), "\(apt.all)")
         let field = { (name: String) async throws -> String in
             try await Packaging.run(["dpkg-deb", "--field", deb.path, name]).stdout.trimmingCharacters(in: .whitespacesAndNewlines)
         }

@@ -22,15 +22,6 @@ public enum URLPolicy {
         }
     }
 
-    /// Whether `host` names this machine: `localhost`, `127.0.0.0/8` or `::1`
-    /// (`LoopbackHost`, the one check of the package).
-    ///
-    /// Deprecated: nothing in the SDK or the sync agent calls it, and the question an app has is
-    /// whether the SDK will connect to a URL, which `refusal(for:)` answers (plain `http` is
-    /// allowed to this machine only). It still answers, with the package's one check.
-    @available(*, deprecated, message: "use URLPolicy.refusal(for:), which allows plain http only to a host on this machine (this check) and says why a URL is refused")
-    public static func isLoopback(_ host: String) -> Bool { LoopbackHost.matches(host) }
-
     /// Whether two URLs share scheme, host and port.
     public static func sameOrigin(_ a: URL, _ b: URL) -> Bool {
         a.scheme?.lowercased() == b.scheme?.lowercased() && a.host?.lowercased() == b.host?.lowercased()

@@ -133,8 +133,8 @@ package enum FileCopy {
         return (hasher.finalize().hex, size)
     }
 
-    /// `pread` until `count` bytes or the end of the file.
-    private static func readFully(_ fd: Int32, _ buffer: UnsafeMutableRawBufferPointer, at offset: Int64, count: Int, path: String) throws -> Int {
+    /// `pread` until `count` bytes or the end of the file (also the bucket export's reads).
+    package static func readFully(_ fd: Int32, _ buffer: UnsafeMutableRawBufferPointer, at offset: Int64, count: Int, path: String) throws -> Int {
         var total = 0
         while total < count {
             let n = pread(fd, buffer.baseAddress! + total, count - total, off_t(offset) + off_t(total))

@@ -13,6 +13,27 @@ package enum Hex {
         return String(decoding: out, as: UTF8.self)
     }
 
+    /// The bytes of `s`, an even number of lowercase hex digits; nil for anything else
+    /// (uppercase included, so one value has one spelling).
+    package static func decode(_ s: String) -> [UInt8]? {
+        let u = Array(s.utf8)
+        guard u.count % 2 == 0 else { return nil }
+        func nibble(_ c: UInt8) -> UInt8? {
+            switch c {
+            case 48...57: c - 48
+            case 97...102: c - 87
+            default: nil
+            }
+        }
+        var out = [UInt8]()
+        out.reserveCapacity(u.count / 2)
+        for i in stride(from: 0, to: u.count, by: 2) {
+            guard let hi = nibble(u[i]), let lo = nibble(u[i + 1]) else { return nil }
+            out.append(hi << 4 | lo)
+        }
+        return out
+    }
+
     /// Whether `s` is 64 lowercase hex characters, the form the registry uses for SHA-256.
     package static func isSHA256(_ s: String) -> Bool {
         let u = s.utf8

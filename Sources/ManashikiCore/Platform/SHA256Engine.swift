@@ -8,9 +8,10 @@ import CryptoKit
 import CManashikiCrypto
 #endif
 
-// The one place where ManashikiCore's code differs per platform (`OperatingSystem`, beside it,
-// only names the system): CryptoKit on Apple platforms, OpenSSL's EVP API (SHA-NI / ARMv8 crypto
-// instructions) elsewhere. Everything above this folder is platform-free.
+// Where ManashikiCore's hashing differs per platform (`OperatingSystem`, beside it, only names
+// the system; `SignatureEngine` verifies signatures): CryptoKit on Apple platforms, OpenSSL's
+// EVP API (SHA-NI / ARMv8 crypto instructions) elsewhere. Everything above this folder is
+// platform-free.
 
 /// Incremental SHA-256 state. Not thread-safe; owned by one `SHA256Hasher`.
 struct SHA256Engine: ~Copyable {
@@ -51,6 +52,32 @@ struct SHA256Engine: ~Copyable {
         return out
     }
     #endif
+
+    /// The `algorithm` digest of `bytes`, in one call.
+    static func oneShot(_ algorithm: DigestAlgorithm, _ bytes: UnsafeRawBufferPointer) -> [UInt8] {
+        #if os(macOS) || os(iOS) || os(tvOS) || os(watchOS) || os(visionOS)
+        func run<H: HashFunction>(_ hasher: H) -> [UInt8] {
+            var h = hasher
+            h.update(bufferPointer: bytes)
+            return Array(h.finalize())
+        }
+        return switch algorithm {
+        case .sha256: run(CryptoKit.SHA256())
+        case .sha384: run(CryptoKit.SHA384())
+        case .sha512: run(CryptoKit.SHA512())
+        }
+        #else
+        let md: OpaquePointer? = switch algorithm {
+        case .sha256: EVP_sha256()
+        case .sha384: EVP_sha384()
+        case .sha512: EVP_sha512()
+        }
+        var out = [UInt8](repeating: 0, count: Int(EVP_MAX_MD_SIZE))
+        var length: UInt32 = 0
+        precondition(EVP_Digest(bytes.baseAddress, bytes.count, &out, &length, md, nil) == 1, "libcrypto digest failed")
+        return Array(out.prefix(Int(length)))
+        #endif
+    }
 
     /// HMAC-SHA256 of `message` under `key`: the 32 MAC bytes.
     static func hmac(key: [UInt8], message: [UInt8]) -> [UInt8] {

@@ -9,7 +9,8 @@ import Foundation
 public struct CatalogFileError: Error, CustomStringConvertible, LocalizedError, Sendable {
     /// The catalog file.
     public let file: String
-    /// The JSON path of the offending value (`$` for the whole document).
+    /// The JSON path of the offending value (`$` for the whole document; empty when the file
+    /// itself cannot be found or read).
     public let jsonPath: String
     /// What is wrong.
     public let problem: String
@@ -25,7 +26,7 @@ public struct CatalogFileError: Error, CustomStringConvertible, LocalizedError, 
     }
 
     /// The error in one paragraph, for people.
-    public var description: String { "\(file): \(jsonPath): \(problem)\n  Fix: \(fix)" }
+    public var description: String { "\(file): \(jsonPath.isEmpty ? "" : "\(jsonPath): ")\(problem)\n  Fix: \(fix)" }
 
     /// Same as `description`.
     public var errorDescription: String? { description }

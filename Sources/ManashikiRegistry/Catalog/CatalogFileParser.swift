@@ -15,13 +15,16 @@ enum CatalogFileParser {
     static func load(directory: URL) throws(CatalogFileError) -> RegistryCatalog {
         var isDirectory: ObjCBool = false
         guard FileManager.default.fileExists(atPath: directory.path, isDirectory: &isDirectory) else {
-            throw CatalogFileError(file: directory.path, jsonPath: "$", problem: "no such file or directory",
-                                   fix: "pass a directory containing \(fileName) (see examples/registry)")
+            throw CatalogFileError(file: directory.path, jsonPath: "", problem: "no such file or directory",
+                                   fix: "pass a directory containing \(fileName), or no directory at all for the built-in demo catalog "
+                                       + "(the same as examples/registry, which is not in a package that depends on this one): "
+                                       + "`swift run manashiki-registry serve --port 8080`")
         }
         let file = isDirectory.boolValue ? directory.appendingPathComponent(fileName) : directory
         guard let data = FileManager.default.contents(atPath: file.path) else {
-            throw CatalogFileError(file: file.path, jsonPath: "$", problem: "the file cannot be read (missing or not readable)",
-                                   fix: "create \(fileName) in the catalog directory (copy examples/registry/\(fileName))")
+            throw CatalogFileError(file: file.path, jsonPath: "", problem: "the file cannot be read (missing or not readable)",
+                                   fix: "create \(fileName) in the catalog directory (`manashiki-registry serve` without a directory serves "
+                                       + "the built-in demo catalog; copy examples/registry/\(fileName) to start your own)")
         }
         // Strict first: a trailing comma or a duplicate key (which readers resolve differently)
         // is refused with its path; the tree is then walked as Foundation objects.

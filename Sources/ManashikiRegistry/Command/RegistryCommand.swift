@@ -13,6 +13,7 @@ import Darwin
 ///
 /// ```
 /// manashiki-registry serve examples/registry --port 0 --ready-file /tmp/registry.json
+/// manashiki-registry serve                      # the built-in demo catalog on :8080 and :8081
 /// ```
 public enum RegistryCommand {
     /// The usage text.
@@ -20,8 +21,9 @@ public enum RegistryCommand {
     manashiki-registry — a local Manashiki registry (API + CDN stand-in) for tests and offline work
 
     USAGE
-      manashiki-registry serve DIR [options]     serve DIR/catalog.json
-      manashiki-registry check DIR               validate DIR/catalog.json and exit
+      manashiki-registry serve [DIR] [options]   serve DIR/catalog.json; without DIR, the built-in demo
+                                                 catalog (the same as this package's examples/registry)
+      manashiki-registry check [DIR]             validate DIR/catalog.json and exit
       manashiki-registry generate --size N --seed S --output FILE
                                                  write a generated artifact, print its SHA-256
       manashiki-registry --help
@@ -37,8 +39,9 @@ public enum RegistryCommand {
     /// A parsed command line.
     enum Invocation: Equatable {
         case help
-        case serve(directory: String, configuration: ServeOptions)
-        case check(directory: String)
+        /// `directory` nil: the built-in demo catalog.
+        case serve(directory: String?, configuration: ServeOptions)
+        case check(directory: String?)
         case generate(size: Int, seed: UInt64, output: String)
     }
 
@@ -72,8 +75,8 @@ public enum RegistryCommand {
             return 0
         case .check(let directory):
             do {
-                let catalog = try RegistryCatalog.load(directory: URL(fileURLWithPath: directory))
-                print("\(directory): OK (\(catalog.models.count) models, \(catalog.keys.count) keys, \(catalog.pending.count) pending, \(catalog.faults.count) faults)")
+                let catalog = try load(directory)
+                print("\(directory ?? RegistryCatalog.demoName): OK (\(catalog.models.count) models, \(catalog.keys.count) keys, \(catalog.pending.count) pending, \(catalog.faults.count) faults)")
                 return 0
             } catch {
                 printError("manashiki-registry: \(error)")
@@ -165,9 +168,7 @@ public enum RegistryCommand {
             }
             return .generate(size: size, seed: seed, output: output)
         default:
-            guard let directory = state.directory else {
-                throw UsageError("\(command) needs the catalog directory, e.g. `manashiki-registry \(command) examples/registry`")
-            }
+            let directory = state.directory
             if command == "check" { return .check(directory: directory) }
             let o = state.serve
             if !o.allowRemote, !LoopbackHost.matches(o.host) {
@@ -185,10 +186,16 @@ public enum RegistryCommand {
                               cacheDirectory: o.cacheDirectory.map { URL(fileURLWithPath: $0) })
     }
 
-    private static func serve(directory: String, options: ServeOptions) -> Int32 {
+    /// The catalog in `directory`, or the built-in demo catalog when nil.
+    static func load(_ directory: String?) throws -> RegistryCatalog {
+        guard let directory else { return .demo }
+        return try RegistryCatalog.load(directory: URL(fileURLWithPath: directory))
+    }
+
+    private static func serve(directory: String?, options: ServeOptions) -> Int32 {
         let catalog: RegistryCatalog
         do {
-            catalog = try RegistryCatalog.load(directory: URL(fileURLWithPath: directory))
+            catalog = try load(directory)
         } catch {
             printError("manashiki-registry: \(error)")
             return 65
@@ -208,7 +215,7 @@ public enum RegistryCommand {
         let api = registry.apiBaseURL.absoluteString, storage = registry.storageBaseURL.absoluteString
         let ready = String(decoding: JSONBody.encode(["apiBaseURL": api, "storageBaseURL": storage, "pid": Int(getpid())]), as: UTF8.self)
         print("""
-        manashiki-registry: serving \(directory) (\(catalog.models.count) models, \(catalog.keys.count) keys)
+        manashiki-registry: serving \(directory ?? RegistryCatalog.demoName) (\(catalog.models.count) models, \(catalog.keys.count) keys)
           API:     \(api)
           storage: \(storage)
           admin:   \(api)/_admin/faults (\(options.adminToken == nil ? "loopback only" : "X-Admin-Token required"))

@@ -42,6 +42,9 @@ final class HTTPConnection {
     func readHead() -> HeadResult {
         var scanned = 0
         while true {
+            // A TLS handshake record (0x16) on this plain-http port: answer at once, so the
+            // client's TLS library reads plain text and says so, instead of waiting for a line.
+            if buffer.first == 0x16 { return .failed(.badRequest("a TLS handshake on a plain-http port: use http://, not https://")) }
             if let end = HTTPParser.headEnd(in: buffer, from: scanned) {
                 guard end <= maxHeadBytes else { return .failed(.headersTooLarge) }
                 let head = buffer[0..<end]

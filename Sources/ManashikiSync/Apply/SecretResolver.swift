@@ -32,7 +32,9 @@ package struct SecretResolver: Sendable {
             do { text = try environment.readFile(url) } catch {
                 throw KeyError(message: "cannot read the API key file \(url.path) (\(label ?? source.description)): check that it exists and that this user may read it")
             }
-            return try Self.validated(Self.chompingOneNewline(text), source: "file \(url.path)")
+            var key = try Self.validated(Self.chompingOneNewline(text), source: "file \(url.path)")
+            key.file = url
+            return key
         }
     }
 

@@ -19,7 +19,4 @@ public enum SyncOutcome: String, Sendable, Hashable {
     /// A dry run: the plan was made and nothing applied.
     case planned
 
-    /// The former name of ``storeBusy``.
-    @available(*, deprecated, renamed: "storeBusy")
-    public static var locked: SyncOutcome { .storeBusy }
 }

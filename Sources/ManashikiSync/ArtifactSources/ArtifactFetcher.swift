@@ -50,6 +50,7 @@ struct ArtifactFetcher: Sendable {
     /// blob, else the first mirror), else `registry` when allowed, else nil.
     func expectedSource(sha256: String, isPrivate: Bool, registryAllowed: Bool) -> String? {
         for s in eligible(isPrivate: isPrivate) {
+            if case .s3 = s.source.kind { continue } // not read yet: ArtifactFetcher.bucketsNotRead
             if let bundle = s.bundle {
                 if FileManager.default.fileExists(atPath: bundle.blob(sha256).path) { return s.label }
             } else if let oci = s.oci {
@@ -77,6 +78,7 @@ struct ArtifactFetcher: Sendable {
         let tried = eligible(isPrivate: isPrivate).map { s -> String in
             if s.bundle != nil { return "\(s.label): no \(BundleLayout.blobPath(sha256))" }
             if let oci = s.oci { return "\(s.label): " + (oci.excludes(sha256) ?? oci.notListed(sha256) ?? "may hold it") }
+            if case .s3 = s.source.kind { return "\(s.label): \(Self.bucketsNotRead)" }
             return "\(s.label): " + (indexExcludes(s.label, sha256) ?? "this registry client cannot download from mirrors")
         }
         return tried.isEmpty ? "no source can serve it" : tried.joined(separator: "; ")
@@ -127,6 +129,9 @@ struct ArtifactFetcher: Sendable {
                     model = try await mirrorClient.download(modelId, url: ArtifactSource.blobURL(base, target.sha256),
                                                                       allowPlainHTTP: s.source.allowsPlainHTTP, expecting: expected,
                                                                       run: run, idleTimeout: mirrorIdleTimeout, progress: progress)
+                } else if case .s3 = s.source.kind {
+                    skipped.append("\(s.label): \(Self.bucketsNotRead)")
+                    continue
                 } else {
                     skipped.append("\(s.label): this registry client cannot download from mirrors")
                     continue
@@ -157,6 +162,10 @@ struct ArtifactFetcher: Sendable {
         }
         return Fetched(model: try await registry(), source: "registry", skipped: skipped)
     }
+
+    /// Why an `s3` source serves nothing yet: `export s3://…` writes buckets; reading them waits
+    /// for the transfer engine's seam (issue 34), so that a bucket's downloads are the engine's.
+    static let bucketsNotRead = "not used: this version exports to buckets but does not download from them yet"
 
     /// Runs blocking file I/O (a whole copy) on a dispatch thread, not the cooperative pool
     /// (with the caller's `RemedyWording`, which a dispatch thread does not inherit).

@@ -21,6 +21,9 @@ public struct ArtifactSource: Sendable, Hashable, CustomStringConvertible {
         /// A repository (and tag) of an OCI registry holding an artifact `export oci://` pushed
         /// (`OCISourceClient`).
         case oci(OCIReference)
+        /// A bucket and prefix in S3 or an S3-compatible store holding a bundle (what `export
+        /// s3://…` writes), with its endpoint, region and credentials' source.
+        case s3(S3Settings)
     }
 
     /// The bundle or mirror.
@@ -40,8 +43,9 @@ public struct ArtifactSource: Sendable, Hashable, CustomStringConvertible {
         self.allowsPlainHTTP = allowsPlainHTTP
     }
 
-    /// A source given on the command line (`sync --from DIR|URL|oci://HOST/REPO:TAG`): `oci://`
-    /// (or `oci+http://` to this machine) is an OCI registry, other text with `://` a mirror
+    /// A source given on the command line (`sync --from DIR|URL|oci://HOST/REPO:TAG|s3://BUCKET/PREFIX/`):
+    /// `oci://` (or `oci+http://` to this machine) is an OCI registry, `s3://` a bucket (endpoint,
+    /// region and credentials from the environment), other text with `://` a mirror
     /// (https, or http to this machine), anything else a bundle directory resolved against `base`.
     /// - Throws: `ArtifactFileError` naming the value (credentials never shown) and the fix.
     public init(commandLine text: String, relativeTo base: URL) throws {
@@ -62,7 +66,12 @@ public struct ArtifactSource: Sendable, Hashable, CustomStringConvertible {
 
     /// Whether an `--offline` run uses it: bundle directories, and OCI registries (a tag is an
     /// exact artifact set, like a bundle; an air-gapped site's registry is where it lives).
-    public var servesOffline: Bool { if case .mirror = kind { return false } else { return true } }
+    public var servesOffline: Bool {
+        switch kind {
+        case .mirror, .s3: return false
+        case .bundle, .oci: return true
+        }
+    }
 
     /// `bundle /media/usb/models` or `mirror https://cache.example/bundle` (never credentials:
     /// URLs with them are refused).
@@ -71,6 +80,7 @@ public struct ArtifactSource: Sendable, Hashable, CustomStringConvertible {
         case .bundle(let path): return "bundle \(path)"
         case .mirror(let url): return "mirror \(url.absoluteString)"
         case .oci(let reference): return reference.description
+        case .s3(let settings): return "bucket \(settings.description)"
         }
     }
 

@@ -8,9 +8,9 @@ import Manashiki
 /// verified against its digest, but anyone on the path sees which models are fetched); no
 /// credentials, query or fragment (a mirror gets no secrets).
 enum ArtifactSourceParser {
-    static let keys = ["bundle", "mirror", "oci", "private", "allowHTTP", "tag", "credentials"]
-    static let kinds = ["bundle", "mirror", "oci"]
-    static let kindHint = #"write {"bundle": "/path/to/bundle"}, {"mirror": "https://host/path"} or {"oci": "registry.example/models", "tag": "v1"}"#
+    static let keys = ["bundle", "mirror", "oci", "s3", "private", "allowHTTP", "tag", "credentials"] + S3SourceParser.keys
+    static let kinds = ["bundle", "mirror", "oci", "s3"]
+    static let kindHint = #"write {"bundle": "/path/to/bundle"}, {"mirror": "https://host/path"}, {"oci": "registry.example/models", "tag": "v1"} or {"s3": "s3://bucket/prefix/"}"#
 
     /// The sources and fallback of a manifest's root object, and the problems found.
     static func parse(sources: JSONValue?, fallback: JSONValue?) -> ([ArtifactSource], SourceFallback, [ManifestProblem]) {
@@ -70,13 +70,16 @@ enum ArtifactSourceParser {
             problems.append(ManifestProblem(path: ManifestPath.join(path, kind), message: "must be a non-empty string", hint: kindHint))
             return .failure(Problems(problems: problems))
         }
-        if kind != "oci" {
-            for key in ["tag", "credentials"] where o[key] != nil {
-                problems.append(ManifestProblem(path: ManifestPath.join(path, key), message: "applies to oci sources only", hint: "remove it"))
-            }
+        for key in ["tag", "credentials"] where o[key] != nil && kind != "oci" && !(kind == "s3" && key == "credentials") {
+            problems.append(ManifestProblem(path: ManifestPath.join(path, key), message: "applies to \(key == "tag" ? "oci sources" : "oci and s3 sources") only", hint: "remove it"))
+        }
+        for key in S3SourceParser.keys where o[key] != nil && kind != "s3" {
+            problems.append(ManifestProblem(path: ManifestPath.join(path, key), message: "applies to s3 sources only", hint: "remove it"))
         }
         var source: ArtifactSource?
-        if kind == "oci" {
+        if kind == "s3" {
+            source = S3SourceParser.entry(o, text: text, at: path, servesPrivate: servesPrivate, allowHTTP: allowHTTP, problems: &problems)
+        } else if kind == "oci" {
             source = OCISourceParser.entry(o, text: text, at: path, servesPrivate: servesPrivate, allowHTTP: allowHTTP, problems: &problems)
         } else if kind == "bundle" {
             if allowHTTP { problems.append(ManifestProblem(path: ManifestPath.join(path, "allowHTTP"), message: "applies to mirrors only", hint: "remove it")) }
@@ -130,6 +133,9 @@ enum ArtifactSourceParser {
     /// it, so a typo cannot send fetches in the clear): the hint says how to list it in the manifest.
     static func commandLine(_ text: String) -> Result<ArtifactSource, URLProblem> {
         if OCIReference.isCommandLineReference(text) { return OCISourceParser.commandLine(text) }
+        if S3Location.isS3URL(text) {
+            return S3Location.parse(text).map { ArtifactSource(.s3(S3Settings($0))) }.mapError { URLProblem(message: $0.message, hint: $0.hint) }
+        }
         guard text.contains("://") else { return .success(ArtifactSource(.bundle(text))) }
         return mirrorURL(text, allowHTTP: false).map { ArtifactSource(.mirror($0)) }.mapError { problem in
             guard problem.isPlainHTTP else { return problem }

@@ -47,6 +47,10 @@ extension ArtifactFetcher {
                 }
                 continue
             }
+            if case .s3 = source.source.kind {
+                warnings.append("\(source.label) is \(Self.bucketsNotRead)")
+                continue
+            }
             guard case .mirror(let base) = source.source.kind else { continue }
             if offline {
                 warnings.append("\(source.label) is not used: \(Remedy.offline) makes no network request")

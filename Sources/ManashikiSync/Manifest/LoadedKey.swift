@@ -1,3 +1,4 @@
+import Foundation
 import Manashiki
 
 /// An API key and where it came from. `description` names the source, never the key.
@@ -6,6 +7,8 @@ public struct LoadedKey: Sendable, CustomStringConvertible {
     public let value: String
     /// Where it came from (`environment variable MANASHIKI_API_KEY`).
     public let source: String
+    /// The file it was read from, when it came from one.
+    package var file: URL?
 
     /// `publishable key (mk_pub_) of organisation demo, from environment variable MANASHIKI_API_KEY`.
     public var description: String {

@@ -97,6 +97,13 @@ public struct Manifest: Sendable, Hashable, Decodable {
     public var metricsFile: URL? { metrics.file.map { PathResolver.resolve($0, against: baseDirectory) } }
 }
 
+extension Manifest {
+    /// What to start a manifest from, with the smallest one itself (an installed command has no
+    /// `examples/` to point at) and where every key is described.
+    package static let smallestManifestHint = #"start from the smallest manifest, {"schemaVersion": 1, "models": [{"id": "MODEL-ID"}]} "#
+        + "(every key: the manifest reference, https://github.com/Nozium/manashiki-models-swift/blob/main/docs/sync-agent.md#the-sync-agent-manifest)"
+}
+
 /// The registry a manifest syncs from.
 public struct RegistrySettings: Sendable, Hashable {
     /// The registry origin. Default `https://models.manashiki.com`.

@@ -45,16 +45,18 @@ struct OCIRegistryClient: Sendable {
         return try await transport.send(HTTPRequest(method: method, url: url, headers: h, body: body, idleTimeout: idleTimeout, maxBufferedBodyBytes: maxBytes))
     }
 
-    /// A GET following at most 3 redirects (credentials never follow to another origin).
+    /// A GET following at most 3 redirects with the SDK's one `RedirectPolicy` (to URLs the URL
+    /// policy allows; credentials never follow to another origin: `OCITransport` strips them).
     func get(_ url: URL, accept: String, maxBytes: Int) async throws -> HTTPResponse {
+        let policy = RedirectPolicy(peer: registryName, maxHops: 3, scope: .allowedURLs(allowingPlainHTTP: allowPlainHTTP))
         var url = url
-        for _ in 0...3 {
+        var hop = 0
+        while true {
             let response = try await send("GET", url, headers: ["Accept": accept], maxBytes: maxBytes)
-            guard [301, 302, 303, 307, 308].contains(response.status), let location = response.head.headers["Location"],
-                  let next = URL(string: location, relativeTo: url)?.absoluteURL else { return response }
-            url = next
+            guard RedirectPolicy.isRedirect(response.status) else { return response }
+            hop += 1
+            url = try policy.next(status: response.status, location: response.head.headers["Location"], from: url, hop: hop)
         }
-        throw APIError.refusedURL("\(registryName) redirected more than 3 times")
     }
 
     /// `GET /v2/`: the registry answers (and the login, if any, works).

@@ -34,6 +34,8 @@ public enum PlanRefusal: Sendable, Hashable, CustomStringConvertible {
     /// `store.budget` cannot be met: the required models alone exceed it, or making room would
     /// evict models in use or delete more than `store.prune.maxDeletes` allows.
     case overBudget(BudgetShortfall)
+    /// The store exists and this process cannot write it (what is wrong, and what to do).
+    case storeNotWritable(String)
 
     /// Whether `store.budget` cannot be met (`overBudget`).
     public var isOverBudget: Bool { if case .overBudget = self { return true } else { return false } }
@@ -46,6 +48,8 @@ public enum PlanRefusal: Sendable, Hashable, CustomStringConvertible {
             return "not enough disk space: the plan needs \(f.string(fromByteCount: needed)) and the store's volume has \(f.string(fromByteCount: available)) free; free up space or sync fewer models"
         case .overBudget(let shortfall):
             return shortfall.description
+        case .storeNotWritable(let problem):
+            return problem
         }
     }
 }

@@ -35,6 +35,8 @@ package struct PlanInput: Sendable, Hashable {
     package var sessions: [String: SessionAvailability]
     /// Free bytes on the store's volume, if known.
     package var freeBytes: Int64?
+    /// Why this process cannot write the store (`StoreLayout.writeProblem()`), or nil.
+    package var storeWriteProblem: String?
     /// Partial downloads kept in the store that nobody is writing, by model id: a download of
     /// the same artifact resumes one, so it needs room only for the remaining bytes.
     package var partials: [String: [PartialDownload]] = [:]

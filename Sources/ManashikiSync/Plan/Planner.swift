@@ -38,6 +38,7 @@ package enum Planner {
         // partial of the same artifact already holds its prefix (and its space). Evictions run
         // last, so they make no room for the downloads.
         let needed = items.compactMap { item in item.action.target.map { remainingBytes(item.modelId, $0, input) } }.reduce(0, +)
+        if let problem = input.storeWriteProblem { refusal = .storeNotWritable(problem) }
         if refusal == nil, let free = input.freeBytes, needed > free { refusal = .insufficientDiskSpace(needed: needed, available: free) }
         var plan = Plan(items: items, bytesToFetch: bytes, freeBytes: input.freeBytes, refusal: refusal)
         plan.budget = budget

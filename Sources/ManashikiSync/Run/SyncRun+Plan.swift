@@ -11,6 +11,7 @@ extension SyncRun {
         var input = PlanInput(manifest: catalog.manifest, device: options.device ?? manifest.device ?? .current, snapshot: observed.snapshot,
                               catalog: catalog.entries, invalidCatalogEntries: observed.invalidEntries, freeBytes: options.freeSpace(layout.directory),
                               forcePrune: options.forcePrune, owner: owner)
+        input.storeWriteProblem = layout.writeProblem()?.message
         input.lastUse = observed.lastUse
         input.inUse = observed.inUse
         if let ensuring = options.ensuring {

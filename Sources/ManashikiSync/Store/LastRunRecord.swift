@@ -50,14 +50,14 @@ package struct LastRunRecord: Sendable, Codable, Equatable {
     package static func url(_ layout: StoreLayout) -> URL { layout.lastRunFile }
 
     /// Writes the record atomically (`DurableFile`); failures are returned as text (the run's
-    /// result stands). A store directory that cannot be created is no failure of its own: the
-    /// run's error already says why, and there is nowhere to record it.
+    /// result stands). A store directory that cannot be created or written is no failure of its
+    /// own: the run's error already says why, and there is nowhere to record it.
     package func write(to layout: StoreLayout) -> String? {
         let encoder = JSONEncoder()
         encoder.outputFormatting = [.prettyPrinted, .sortedKeys]
         encoder.dateEncodingStrategy = .iso8601
         do {
-            do { try layout.prepare() } catch where !Self.isDirectory(layout.directory) { return nil }
+            do { try layout.prepare() } catch where !Self.isDirectory(layout.directory) || layout.writeProblem() != nil { return nil }
             try DurableFile.replace(Self.url(layout), with: encoder.encode(self))
             return nil
         } catch {

@@ -25,12 +25,6 @@ public struct RepairReport: Sendable, Equatable {
         self.storeBusy = storeBusy
     }
 
-    /// The former name of ``storeBusy``.
-    @available(*, deprecated, renamed: "storeBusy")
-    public var locked: Bool {
-        get { storeBusy }
-        set { storeBusy = newValue }
-    }
 
     /// The models that were damaged and are intact now.
     public var repaired: [String] {

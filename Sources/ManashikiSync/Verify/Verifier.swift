@@ -5,8 +5,8 @@ import Manashiki
 public struct VerificationReport: Sendable, Equatable {
     /// One model file's verdict.
     public enum Verdict: Sendable, Equatable {
-        /// The file's SHA-256 matches the state.
-        case ok(version: String)
+        /// The file's SHA-256 (`sha256`, as hashed now) matches the state.
+        case ok(version: String, sha256: String)
         /// The file's SHA-256 or size differs from the state.
         case corrupt(expected: String, actual: String)
         /// The state records the model but the file is gone.
@@ -21,14 +21,17 @@ public struct VerificationReport: Sendable, Equatable {
     public var files: [String: Verdict]
     /// Bytes hashed.
     public var bytesHashed: Int64
-    /// A note when the state file is missing or unusable.
+    /// A note when the state file is missing or unusable, or the store does not exist.
     public var stateNote: String?
+    /// Whether the store directory exists (when it does not, every expected model is `.missing`).
+    public var storeExists: Bool
 
     /// Creates a report.
-    public init(files: [String: Verdict], bytesHashed: Int64 = 0, stateNote: String? = nil) {
+    public init(files: [String: Verdict], bytesHashed: Int64 = 0, stateNote: String? = nil, storeExists: Bool = true) {
         self.files = files
         self.bytesHashed = bytesHashed
         self.stateNote = stateNote
+        self.storeExists = storeExists
     }
 
     /// A report of nothing.
@@ -66,7 +69,7 @@ public enum Verifier {
     public static func verify(_ layout: StoreLayout, expecting expected: [String] = []) async -> VerificationReport {
         guard FileManager.default.fileExists(atPath: layout.directory.path) || expected.isEmpty else {
             return VerificationReport(files: Dictionary(expected.map { ($0, .missing) }, uniquingKeysWith: { a, _ in a }),
-                                      stateNote: "the store directory \(layout.directory.path) does not exist: every model is missing")
+                                      stateNote: StoreLayout.absentNote(layout.directory), storeExists: false)
         }
         var note: String?
         var state = StoreState()
@@ -89,7 +92,7 @@ public enum Verifier {
                 bytes += identities[id]?.size ?? 0
                 if let installed {
                     files[id] = sha == installed.sha256 && identities[id]?.size == installed.size
-                        ? .ok(version: installed.version) : .corrupt(expected: installed.sha256, actual: sha)
+                        ? .ok(version: installed.version, sha256: sha) : .corrupt(expected: installed.sha256, actual: sha)
                 } else {
                     files[id] = .unknown(sha256: sha)
                 }

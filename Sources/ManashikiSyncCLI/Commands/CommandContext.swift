@@ -65,6 +65,13 @@ package struct CommandContext: Sendable {
         global.offline ? nil : try loadKey(manifest: manifest)
     }
 
+    /// The file's permission bits in octal (`0644`) when its group or others may read it, else nil.
+    static func otherReadableMode(_ file: URL) -> String? {
+        guard let mode = (try? FileManager.default.attributesOfItem(atPath: file.path))?[.posixPermissions] as? Int,
+              mode & 0o044 != 0 else { return nil }
+        return "0" + String(mode & 0o7777, radix: 8)
+    }
+
     /// Loads the key, hiding it (and the manifest's session tokens from the environment) from
     /// every later output; in verbose mode says where it came from.
     package func loadKey(manifest: Manifest) throws(KeyError) -> LoadedKey {
@@ -77,6 +84,9 @@ package struct CommandContext: Sendable {
             }
         }
         if global.verbosity == .verbose && !global.json { console.err.write("manashiki-sync: using a \(key)\n") }
+        if let file = key.file, global.verbosity > .quiet, let mode = Self.otherReadableMode(file) {
+            console.warning("the API key file \(file.path) can be read by other users (mode \(mode)): `chmod 600 \(file.path)`")
+        }
         return key
     }
 }

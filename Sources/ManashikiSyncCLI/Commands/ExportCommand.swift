@@ -22,6 +22,12 @@ package struct ExportCommand: Sendable {
     /// usage errors included, ends with one `summary` event under `--json`.
     package func run() async -> ExitCode {
         if OCIReference.isCommandLineReference(options.directory) { return await OCIExportCommand(context: context, options: options).run() }
+        if S3Location.isS3URL(options.directory) { return await S3ExportCommand(context: context, options: options).run() }
+        if let refusal = Self.notADirectory(options.directory) {
+            context.console.error("export: \(refusal)")
+            summary(outcome: "usage-error", code: .usage, bundle: options.directory, report: nil, error: refusal)
+            return .usage
+        }
         let cwd = context.console.currentDirectory
         let store: URL, manifest: Manifest?
         do { (store, manifest) = try ManifestLoader.store(context.global, currentDirectory: cwd) } catch {
@@ -33,7 +39,7 @@ package struct ExportCommand: Sendable {
         case .success(let s): selection = s
         case .failure(let problem):
             context.console.error(problem.message)
-            summary(outcome: problem.outcome, code: .usage, bundle: bundle, report: nil, error: problem.message)
+            summary(outcome: problem.outcome, code: .usage, bundle: bundle.directory.path, report: nil, error: problem.message)
             return .usage
         }
         let layout = StoreLayout(directory: store)
@@ -43,7 +49,7 @@ package struct ExportCommand: Sendable {
         case .success(let held): lock = held
         case .failure(let failure):
             let code = failure.code
-            if code == .busy { summary(outcome: "locked", code: .busy, bundle: bundle, report: nil, error: "the store is locked by another run") }
+            if code == .busy { summary(outcome: "locked", code: .busy, bundle: bundle.directory.path, report: nil, error: "the store is locked by another run") }
             return code
         }
         defer { lock?.release() }
@@ -53,11 +59,11 @@ package struct ExportCommand: Sendable {
                                                lockTimeout: context.global.lockTimeout)
         } catch let busy as BundleExporter.BundleBusy {
             context.console.error(busy.description)
-            summary(outcome: "locked", code: .busy, bundle: bundle, report: nil, error: busy.description)
+            summary(outcome: "locked", code: .busy, bundle: bundle.directory.path, report: nil, error: busy.description)
             return .busy
         } catch {
             context.console.error("\(error)")
-            summary(outcome: "failed", code: .failure, bundle: bundle, report: nil, error: "\(error)")
+            summary(outcome: "failed", code: .failure, bundle: bundle.directory.path, report: nil, error: "\(error)")
             return .failure
         }
         if context.global.verbosity > .quiet && !report.removedTemporaries.isEmpty {
@@ -69,12 +75,24 @@ package struct ExportCommand: Sendable {
         let exported = report.copied.count + report.present.count
         let code: ExitCode = report.failures.isEmpty ? .success : exported > 0 ? .partialFailure : .failure
         if context.global.json {
-            summary(outcome: code == .success ? "exported" : code == .partialFailure ? "partial-failure" : "failed", code: code, bundle: bundle, report: report, error: nil)
+            summary(outcome: code == .success ? "exported" : code == .partialFailure ? "partial-failure" : "failed", code: code, bundle: bundle.directory.path, report: report, error: nil)
         } else if context.global.verbosity > .quiet {
             let repaired = report.repaired.filter(\.replaced).count
             context.console.line("exported \(exported) model(s) to \(bundle.directory.path): \(report.copied.count) copied (\(ByteFormat.bytes(report.bytesCopied))\(repaired > 0 ? ", \(repaired) replacing a damaged blob" : "")), \(report.present.count) already there (verified); the index lists \(report.index.models.count) artifact(s)")
         }
         return code
+    }
+
+    /// Why `text` is refused as a bundle directory: it starts like a URL (`gs://…`, `s3:/…`,
+    /// `https://…`) that export cannot write, rather than creating a local directory named after
+    /// the scheme. A directory whose name really starts so is written `./NAME`.
+    static func notADirectory(_ text: String) -> String? {
+        guard let colon = text.firstIndex(of: ":"), !text[..<colon].isEmpty, !text[..<colon].contains("/"),
+              let first = text.unicodeScalars.first, first.isASCII, CharacterSet.letters.contains(first),
+              text[..<colon].unicodeScalars.allSatisfy({ $0.isASCII && (CharacterSet.alphanumerics.contains($0) || "+.-".unicodeScalars.contains($0)) }) else { return nil }
+        let scheme = text[..<colon].lowercased()
+        let hint = scheme == "s3" ? "write s3://BUCKET/PREFIX/" : scheme == "oci" ? "write oci://HOST/REPO:TAG" : "export writes a directory, oci://HOST/REPO:TAG or s3://BUCKET/PREFIX/"
+        return "\(SecretShape.echo(text)) looks like a \(scheme): URL, which export cannot write — \(hint) (to write a local directory of that name, put ./ before it)"
     }
 
     /// A usage problem with `--select`.
@@ -118,10 +136,10 @@ package struct ExportCommand: Sendable {
         }
     }
 
-    private func summary(outcome: String, code: ExitCode, bundle: BundleLayout, report: BundleExporter.Report?, error: String?) {
+    private func summary(outcome: String, code: ExitCode, bundle: String, report: BundleExporter.Report?, error: String?) {
         guard context.global.json else { return }
         JSONEventWriter(console: context.console).summary(command: "export", outcome: outcome, exit: code, ExportSummaryFields(
-            bundle: bundle.directory.path,
+            bundle: bundle,
             copied: (report?.copied ?? []).map(ArtifactFields.init), present: (report?.present ?? []).map(ArtifactFields.init),
             failures: (report?.failures ?? []).map { ModelMessageFields(modelId: $0.modelId, message: $0.message) },
             repaired: (report?.repaired ?? []).map(RepairedBlobFields.init), removedTemporaries: report?.removedTemporaries ?? [],

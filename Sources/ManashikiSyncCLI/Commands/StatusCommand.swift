@@ -41,7 +41,7 @@ package struct StatusCommand: Sendable {
         switch StateFile.read(layout) {
         case .loaded(let s): state = s
         case .missing: note = FileManager.default.fileExists(atPath: layout.directory.path)
-            ? "no state file: nothing recorded by a sync yet" : "the store does not exist yet: run `manashiki-sync sync`"
+            ? "no state file: nothing recorded by a sync yet" : StoreLayout.absentNote(layout.directory)
         case .unusable(let why): note = "\(why): the next sync re-hashes every file"
         case .newer(let version): note = StateFile.newerFormatMessage(version)
         }

@@ -110,11 +110,13 @@ package struct VerifyCommand: Sendable {
         let wanted = Set(manifest?.models.map(\.id) ?? [])
         var result = report.files.map { id, verdict -> Finding in
             switch verdict {
-            case .ok(let v): return Finding(modelId: id, verdict: "ok", version: v, detail: "intact")
+            case .ok(let v, let sha): return Finding(modelId: id, verdict: "ok", version: v, sha256: sha, detail: "intact")
             case .corrupt(let expected, let actual):
                 return Finding(modelId: id, verdict: "corrupt", sha256: actual, expectedSha256: expected,
                                detail: "SHA-256 \(actual.prefix(12))… differs from the recorded \(expected.prefix(12))…")
-            case .missing: return Finding(modelId: id, verdict: "missing", detail: "expected in the store (recorded as installed, or listed in the manifest of a deleted store) but the file is gone")
+            case .missing:
+                return Finding(modelId: id, verdict: "missing", detail: report.storeExists
+                               ? "recorded as installed, but the file is gone" : "listed in the manifest, and the store does not exist")
             case .unknown(let sha):
                 let listed = wanted.contains(id) ? "listed in the manifest but not recorded: the next sync re-checks it"
                                                  : "not recorded by any sync and not in the manifest: copied in by hand?"
@@ -158,7 +160,10 @@ package struct VerifyCommand: Sendable {
         let partials = StorageDirectory.keptPartials(in: layout)
         let damaged = findings.filter(\.damaged).count
         let code: ExitCode = damaged == 0 ? .success : .damaged
-        let outcome = damaged > 0 ? "damaged" : repaired != nil ? "repaired" : "healthy"
+        // A store that does not exist (never synced, or deleted) is not "damaged": `status` says
+        // the same of it. Its models are still missing (exit 4), so a check of the store fails.
+        let exists = FileManager.default.fileExists(atPath: layout.directory.path)
+        let outcome = !exists && repaired == nil ? "no-store" : damaged > 0 ? "damaged" : repaired != nil ? "repaired" : "healthy"
         if repaired == nil || context.global.json { print(findings, note: note) }
         else if damaged > 0 { print(findings.filter(\.damaged), note: nil) }
         if context.global.json {

@@ -60,7 +60,11 @@ struct MetricsFile {
             try DurableFile.replace(url, with: Data(metrics.text.utf8))
             return nil
         } catch {
-            return "the metrics file could not be written: \(error.localizedDescription)"
+            // Name the metrics file and its directory, not the SDK's "storage directory".
+            let reason: String
+            if case .fileSystem(_, _, let code)? = error as? APIError { reason = String(cString: strerror(code)) } else { reason = SyncFailure(error).message }
+            return "the metrics file \(url.path) could not be written (\(reason)): check that \(url.deletingLastPathComponent().path) exists "
+                + "and this user may write there, or point --metrics-file (metrics.file) elsewhere"
         }
     }
 }

@@ -22,6 +22,8 @@ struct RegistryCommandTests {
         #expect(configuration.storagePort == 9001)
         guard case .serve(_, let zero) = try RegistryCommand.parse(["serve", "d", "--port", "0"]) else { return }
         #expect(RegistryCommand.configuration(zero).storagePort == 0)
+        #expect(try RegistryCommand.parse(["serve"]) == .serve(directory: nil, configuration: .init()))
+        #expect(try RegistryCommand.parse(["check"]) == .check(directory: nil))
         #expect(try RegistryCommand.parse(["--help"]) == .help)
         #expect(try RegistryCommand.parse(["generate", "--size", "8", "--seed", "1", "-o", "x"]) == .generate(size: 8, seed: 1, output: "x"))
     }
@@ -29,7 +31,6 @@ struct RegistryCommandTests {
     @Test("bad command lines are usage errors; a non-loopback host needs --allow-remote")
     func rejects() throws {
         #expect(throws: UsageError.self) { try RegistryCommand.parse([]) }
-        #expect(throws: UsageError.self) { try RegistryCommand.parse(["serve"]) }
         #expect(throws: UsageError.self) { try RegistryCommand.parse(["serve", "d", "--port", "x"]) }
         #expect(throws: UsageError.self) { try RegistryCommand.parse(["serve", "d", "--bogus"]) }
         #expect(throws: UsageError.self) { try RegistryCommand.parse(["serve", "d", "--host", "0.0.0.0"]) }
@@ -40,8 +41,44 @@ struct RegistryCommandTests {
         #expect(options.allowRemote)
     }
 
+    @Test("the built-in demo catalog is examples/registry/catalog.json, byte for byte, and loads")
+    func demoIsTheExample() throws {
+        let file = try String(contentsOf: Fixture.examplesDirectory.appendingPathComponent("catalog.json"), encoding: .utf8)
+        #expect(RegistryCatalog.demoText + "\n" == file, "edit both: Sources/ManashikiRegistry/Catalog/RegistryCatalog+Demo.swift holds a copy")
+        let demo = RegistryCatalog.demo
+        #expect(demo.models.map(\.modelId) == ["whisper-tiny-en", "whisper-medical-ja-fp16", "distil-small-en", "legacy-asr-v1", "kws-hey-manashiki"])
+        #expect(demo.keys.count == 4 && demo.pending.count == 1)
+    }
+
+    @Test("a catalog directory that does not exist (examples/registry, run from another package) names the built-in catalog as the fix")
+    func missingDirectory() throws {
+        let error = try #require(throws: CatalogFileError.self) { try RegistryCatalog.load(directory: URL(fileURLWithPath: "/nonexistent/examples/registry")) }
+        #expect(error.description == """
+            /nonexistent/examples/registry: no such file or directory
+              Fix: pass a directory containing catalog.json, or no directory at all for the built-in demo catalog \
+            (the same as examples/registry, which is not in a package that depends on this one): \
+            `swift run manashiki-registry serve --port 8080`
+            """)
+    }
+
     #if os(Linux) || os(macOS) // child processes (ManashikiProcess) exist on Linux and macOS only
-    @Test("the executable serves the demo on --port 0, writes --ready-file, and stops on SIGTERM")
+    @Test("from a directory without examples/: serve without a directory serves the built-in demo; a missing directory exits 65 naming the fix")
+    func builtInFromAnotherPackage() async throws {
+        let binary = BuiltProduct.manashikiRegistry
+        let scratch = ScratchDirectory("another-package")
+        defer { scratch.remove() }
+        let missing = RunningChild.run(binary, ["serve", "examples/registry", "--port", "0"], in: scratch.url)
+        #expect(missing.status == 65)
+        #expect(missing.stderr.contains("examples/registry: no such file or directory\n  Fix: pass a directory containing catalog.json, or no directory at all"), "\(missing.stderr)")
+        let child = try RunningChild.start(binary, ["serve", "--port", "0"], in: scratch.url)
+        let ready = await child.waitForOutput(timeout: 30) { $0.contains("MANASHIKI_REGISTRY_READY") }
+        child.send(SIGTERM)
+        let result = await child.finish(timeout: 30)
+        #expect(ready && result.status == 0, "\(result.all)")
+        #expect(result.stdout.contains("manashiki-registry: serving the built-in demo catalog (5 models, 4 keys)"), "\(result.stdout)")
+    }
+
+    @Test("the executable serves the demo on --port 0, writes --ready-file, and stops on SIGTERM", .requires(.curl))
     func executableServes() throws {
         let binary = BuiltProduct.manashikiRegistry
         try #require(FileManager.default.isExecutableFile(atPath: binary.path), "build the manashiki-registry product first")

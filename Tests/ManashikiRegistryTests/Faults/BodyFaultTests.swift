@@ -13,7 +13,7 @@ struct BodyFaultTests {
         return (registry, pathAndQuery(url.absoluteString), [UInt8](registry.artifactBytes(modelId: Fixture.tiny)!))
     }
 
-    @Test("a truncated body with the full Content-Length ends early (curl: partial file)")
+    @Test("a truncated body with the full Content-Length ends early (curl: partial file)", .requires(.curl))
     func truncatedWithLength() throws {
         let (registry, target, bytes) = try Self.setUp(.truncatedBody(keepBytes: 1000, count: 2))
         defer { registry.stop() }
@@ -44,7 +44,7 @@ struct BodyFaultTests {
         #expect(end == .closed)
     }
 
-    @Test("a corrupted byte keeps the length but changes exactly that byte")
+    @Test("a corrupted byte keeps the length but changes exactly that byte", .requires(.curl))
     func corruptByte() throws {
         let (registry, target, bytes) = try Self.setUp(.corruptByte(offset: 12_345, count: 1))
         defer { registry.stop() }
@@ -92,7 +92,7 @@ struct BodyFaultTests {
         #expect(Array(body[0..<bytes.count]) == bytes)
     }
 
-    @Test("no Content-Length: chunked framing decodes to the bytes; close-delimited ends with the connection")
+    @Test("no Content-Length: chunked framing decodes to the bytes; close-delimited ends with the connection", .requires(.curl))
     func noContentLength() throws {
         let (registry, target, bytes) = try Self.setUp(.noContentLength(chunked: true, count: 1))
         defer { registry.stop() }
@@ -110,7 +110,7 @@ struct BodyFaultTests {
         #expect([UInt8](curl.body) == bytes)
     }
 
-    @Test("a slow drip still delivers every byte")
+    @Test("a slow drip still delivers every byte", .requires(.curl))
     func slowDrip() throws {
         let (registry, target, bytes) = try Self.setUp(.slowDrip(chunkBytes: 16 << 10, intervalMilliseconds: 5, count: 1))
         defer { registry.stop() }
@@ -135,7 +135,7 @@ struct BodyFaultTests {
         #expect(registry.openDownloads == 1)
     }
 
-    @Test("a reset after some body bytes: curl reports a receive failure")
+    @Test("a reset after some body bytes: curl reports a receive failure", .requires(.curl))
     func resetMidBody() throws {
         let (registry, target, bytes) = try Self.setUp(.connectionReset(afterBytes: 4096, count: 1))
         defer { registry.stop() }
@@ -152,7 +152,7 @@ struct BodyFaultTests {
         #expect(curl.exitCode == 56 || curl.exitCode == 18)
     }
 
-    @Test("ignoring Range answers 200 with the whole body")
+    @Test("ignoring Range answers 200 with the whole body", .requires(.curl))
     func ignoreRange() throws {
         let (registry, target, bytes) = try Self.setUp(.ignoreRange(count: 1))
         defer { registry.stop() }
@@ -164,7 +164,7 @@ struct BodyFaultTests {
         #expect(honoured.status == 206)
     }
 
-    @Test("body faults also damage API answers: a truncated JSON catalog")
+    @Test("body faults also damage API answers: a truncated JSON catalog", .requires(.curl))
     func truncatedJSON() throws {
         let registry = try Fixture.start()
         defer { registry.stop() }

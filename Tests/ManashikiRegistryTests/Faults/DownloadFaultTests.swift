@@ -11,7 +11,7 @@ struct DownloadFaultTests {
         return try #require(JSON.object(result.body))
     }
 
-    @Test("already-expired URLs: the storage origin answers 403, or 410 for the gone variant")
+    @Test("already-expired URLs: the storage origin answers 403, or 410 for the gone variant", .requires(.curl))
     func expiredURLs() throws {
         let registry = try Fixture.start()
         defer { registry.stop() }
@@ -29,7 +29,7 @@ struct DownloadFaultTests {
         #expect(try Curl.run([fresh]).status == 200)
     }
 
-    @Test("a wrong digest, an absent digest and a null digest")
+    @Test("a wrong digest, an absent digest and a null digest", .requires(.curl))
     func digests() throws {
         let registry = try Fixture.start()
         defer { registry.stop() }
@@ -48,7 +48,7 @@ struct DownloadFaultTests {
         #expect(try Self.download(registry)["sha256"] as? String == real)
     }
 
-    @Test("download URLs rewritten to file:, to plain http on a remote host, or to another loopback origin")
+    @Test("download URLs rewritten to file:, to plain http on a remote host, or to another loopback origin", .requires(.curl))
     func rewrittenURLs() throws {
         let registry = try Fixture.start()
         defer { registry.stop() }

@@ -24,7 +24,7 @@ struct RequestFaultTests {
         #expect(registry.faults.isEmpty)
     }
 
-    @Test("429 carries Retry-After as delta-seconds, as an HTTP-date, or not at all")
+    @Test("429 carries Retry-After as delta-seconds, as an HTTP-date, or not at all", .requires(.curl))
     func rateLimited() throws {
         let registry = try Fixture.start()
         defer { registry.stop() }
@@ -71,7 +71,7 @@ struct RequestFaultTests {
         #expect(try await HTTPClient.fetch(registry.api("/api/models/tiny"), key: Fixture.publishable).status == 200)
     }
 
-    @Test("redirects point to another origin, to plain http on a remote host, or to file:")
+    @Test("redirects point to another origin, to plain http on a remote host, or to file:", .requires(.curl))
     func redirects() async throws {
         let registry = try Fixture.start()
         defer { registry.stop() }
@@ -99,7 +99,7 @@ struct RequestFaultTests {
         #expect(api.header("Location") == "https://cdn.example/x")
     }
 
-    @Test("a connection reset before the head reaches the client as a reset or an empty reply")
+    @Test("a connection reset before the head reaches the client as a reset or an empty reply", .requires(.curl))
     func resetBeforeHead() throws {
         let registry = try Fixture.start()
         defer { registry.stop() }

@@ -30,6 +30,18 @@ struct HTTPServerTests {
         #expect(registry.requestLog().count == 3)
     }
 
+    @Test("a TLS handshake on the plain-http port is answered 400 at once (the client's TLS library then says the server does not speak TLS), not after a timeout")
+    func tlsHandshake() throws {
+        let registry = try Fixture.start()
+        defer { registry.stop() }
+        let c = try RawConnection(port: registry.apiPort)
+        // The first bytes of a ClientHello: handshake record (0x16), TLS 1.0 record version, a length; no line end ever comes.
+        c.send([0x16, 0x03, 0x01, 0x02, 0x00, 0x01, 0x00, 0x01, 0xFC, 0x03, 0x03])
+        let (head, _) = c.readHead()
+        #expect(head?.status == 400)
+        #expect(c.readToEnd().end == .closed)
+    }
+
     @Test("an oversize head is answered 431 and the connection closed")
     func oversizeHead() throws {
         let registry = try Fixture.start()
@@ -53,7 +65,7 @@ struct HTTPServerTests {
         #expect(JSON.errorCode(Data(body)) == "bad_request")
     }
 
-    @Test("a client hanging up mid-download neither kills the process (SIGPIPE) nor the server")
+    @Test("a client hanging up mid-download neither kills the process (SIGPIPE) nor the server", .requires(.curl))
     func hangUpMidBody() throws {
         var catalog = Fixture.catalog()
         catalog.add(model: RegistryModel(modelId: "big", version: "1", artifact: .generated(size: 8 << 20, seed: 4)))

@@ -23,7 +23,7 @@ struct APIOriginTests {
         #expect(Set(tiny.keys) == ["modelId", "version", "size", "sha256"])
     }
 
-    @Test("GET /api/models over curl answers the same catalog with Content-Length and keep-alive")
+    @Test("GET /api/models over curl answers the same catalog with Content-Length and keep-alive", .requires(.curl))
     func catalogOverCurl() throws {
         let registry = try Fixture.start()
         defer { registry.stop() }
@@ -36,7 +36,7 @@ struct APIOriginTests {
         #expect(models.count == 3)
     }
 
-    @Test("a missing or unknown API key is answered 401 invalid_api_key")
+    @Test("a missing or unknown API key is answered 401 invalid_api_key", .requires(.curl))
     func invalidKeys() async throws {
         let registry = try Fixture.start()
         defer { registry.stop() }
@@ -162,7 +162,7 @@ struct APIOriginTests {
         #expect(((JSON.object(record.body)?["lifecycle"] as? [String: Any])?["sunsetAt"] as? String) == "2026-01-01T00:00:00Z")
     }
 
-    @Test("unknown paths are 404 and wrong methods 405, both with the error body")
+    @Test("unknown paths are 404 and wrong methods 405, both with the error body", .requires(.curl))
     func routing() throws {
         let registry = try Fixture.start()
         defer { registry.stop() }

@@ -5,7 +5,7 @@ import Testing
 
 @Suite("Admin endpoint")
 struct AdminEndpointTests {
-    @Test("POST /_admin/faults arms a JSON fault that fires `count` times; GET lists it; DELETE clears")
+    @Test("POST /_admin/faults arms a JSON fault that fires `count` times; GET lists it; DELETE clears", .requires(.curl))
     func faultsOverHTTP() throws {
         let registry = try Fixture.start()
         defer { registry.stop() }
@@ -29,7 +29,7 @@ struct AdminEndpointTests {
         #expect(registry.faults.isEmpty)
     }
 
-    @Test("an invalid fault is 400 with the JSON path and the fix")
+    @Test("an invalid fault is 400 with the JSON path and the fix", .requires(.curl))
     func invalidFault() throws {
         let registry = try Fixture.start()
         defer { registry.stop() }
@@ -41,7 +41,7 @@ struct AdminEndpointTests {
         #expect(message.contains("truncated_body"))
     }
 
-    @Test("every fault type round-trips through the admin JSON")
+    @Test("every fault type round-trips through the admin JSON", .requires(.curl))
     func roundTrip() throws {
         let registry = try Fixture.start()
         defer { registry.stop() }
@@ -64,7 +64,7 @@ struct AdminEndpointTests {
         }
     }
 
-    @Test("the request log and download statistics are readable over HTTP; admin requests are not logged")
+    @Test("the request log and download statistics are readable over HTTP; admin requests are not logged", .requires(.curl))
     func logAndStats() throws {
         let registry = try Fixture.start()
         defer { registry.stop() }
@@ -89,7 +89,7 @@ struct AdminEndpointTests {
         #expect(expire.status == 200)
     }
 
-    @Test("with an admin token configured, admin requests without it are 403")
+    @Test("with an admin token configured, admin requests without it are 403", .requires(.curl))
     func adminToken() throws {
         var configuration = RegistryConfiguration()
         configuration.adminToken = "let-me-in"

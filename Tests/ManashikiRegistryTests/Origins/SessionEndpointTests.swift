@@ -22,7 +22,7 @@ struct SessionEndpointTests {
         #expect(date > before)
     }
 
-    @Test("publishable, mk_live_ and mk_svc_ keys are answered 403 forbidden_scope")
+    @Test("publishable, mk_live_ and mk_svc_ keys are answered 403 forbidden_scope", .requires(.curl))
     func forbidden() throws {
         let registry = try Fixture.start()
         defer { registry.stop() }
@@ -34,7 +34,7 @@ struct SessionEndpointTests {
         }
     }
 
-    @Test("ttlSec outside 60…86400, a missing principal or a non-JSON body is 400 bad_request")
+    @Test("ttlSec outside 60…86400, a missing principal or a non-JSON body is 400 bad_request", .requires(.curl))
     func badRequests() throws {
         let registry = try Fixture.start()
         defer { registry.stop() }

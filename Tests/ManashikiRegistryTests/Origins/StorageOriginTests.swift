@@ -11,7 +11,7 @@ struct StorageOriginTests {
         return try #require(JSON.object(response.body)?["downloadUrl"] as? String)
     }
 
-    @Test("Range: bytes=N-, N-M and -S answer 206 with Content-Range; a start beyond the end is 416")
+    @Test("Range: bytes=N-, N-M and -S answer 206 with Content-Range; a start beyond the end is 416", .requires(.curl))
     func ranges() async throws {
         let registry = try Fixture.start()
         defer { registry.stop() }
@@ -60,7 +60,7 @@ struct StorageOriginTests {
         #expect(registry.requestLog().isEmpty)
     }
 
-    @Test("a tampered or missing signature is 403; HEAD answers the length without a body")
+    @Test("a tampered or missing signature is 403; HEAD answers the length without a body", .requires(.curl))
     func signatures() async throws {
         let registry = try Fixture.start()
         defer { registry.stop() }
@@ -81,7 +81,7 @@ struct StorageOriginTests {
         #expect(c.readToEnd().body.isEmpty)
     }
 
-    @Test("a URL signed with a TTL in the past is answered 403")
+    @Test("a URL signed with a TTL in the past is answered 403", .requires(.curl))
     func expiry() async throws {
         let registry = try Fixture.start()
         defer { registry.stop() }

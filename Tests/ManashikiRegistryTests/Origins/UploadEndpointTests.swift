@@ -45,7 +45,7 @@ struct UploadEndpointTests {
         #expect(registry.artifactBytes(modelId: "tiny", version: "1.0.0") == GeneratedBytes.data(size: 64 << 10, seed: 7))
     }
 
-    @Test("PUT with curl -T: a wrong size or digest is 400, the right bytes 200, and the upload sends no API key")
+    @Test("PUT with curl -T: a wrong size or digest is 400, the right bytes 200, and the upload sends no API key", .requires(.curl))
     func uploadOverCurl() async throws {
         let registry = try Fixture.start()
         defer { registry.stop() }
@@ -91,7 +91,7 @@ struct UploadEndpointTests {
         #expect(JSON.errorCode(existing.body) == "bad_request")
     }
 
-    @Test("the demo catalog's pending version uploads through curl and becomes current")
+    @Test("the demo catalog's pending version uploads through curl and becomes current", .requires(.curl))
     func pendingVersionFromExamples() async throws {
         let registry = try DevelopmentRegistry.start(catalogDirectory: Fixture.examplesDirectory)
         defer { registry.stop() }

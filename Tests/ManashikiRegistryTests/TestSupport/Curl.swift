@@ -19,12 +19,12 @@ struct CurlResult {
     }
 }
 
-/// Runs `curl` as a process (bounded by --max-time).
+/// Runs `curl` as a process (bounded by --max-time). Tests using it require `.curl`.
 enum Curl {
     static func run(_ arguments: [String], maxTime: Int = 20) throws -> CurlResult {
         let dir = ScratchDirectory("curl")
         let bodyFile = dir.file("body"), headerFile = dir.file("headers")
-        let result = RunningChild.run(URL(fileURLWithPath: "/usr/bin/curl"),
+        let result = RunningChild.run(try Peer.curl.require(),
                                       ["-s", "--max-time", String(maxTime), "-o", bodyFile.path, "-D", headerFile.path,
                                        "-w", "%{http_code}"] + arguments, in: dir.url)
         let statusText = result.stdout

@@ -29,8 +29,8 @@ enum HostCapabilities {
     static var mountPath: String { tool("mount") ?? "/usr/bin/mount" }
     static var umountPath: String { tool("umount") ?? "/usr/bin/umount" }
 
-    /// The strace binary, if installed.
-    static let strace: String? = tool("strace")
+    /// The strace binary, if installed (tests using it require `.strace`).
+    static let strace: String? = Peer.strace.executable?.path
 
     /// Whether strace can trace a child here (ptrace may be denied in containers).
     static let canStrace: Bool = {
@@ -38,9 +38,8 @@ enum HostCapabilities {
         return RunningChild.run(URL(fileURLWithPath: strace), ["-f", "-e", "trace=none", "-o", "/dev/null", "/bin/true"]).status == 0
     }()
 
-    static var straceSkipReason: String {
-        strace == nil ? "strace is not installed (.ci/run installs it)" : "ptrace is denied here (strace cannot trace a child)"
-    }
+    /// Why strace cannot trace here (it is installed: the test requires `.strace` first).
+    static let straceSkipReason = "ptrace is denied here (strace cannot trace a child)"
 
     /// `setpriv` that can drop to `nobody` (uid 65534), for permission-denied cases: root
     /// bypasses file permissions, so those need an unprivileged process.

@@ -70,7 +70,7 @@ struct EnsureCommandTests {
         #expect(sync.status == 0 && f.installed() == ["d1", "d3", "req"], "\(sync.all)")
     }
 
-    @Test("a lease held by another process prevents the eviction of its model; when every candidate is leased the ensure is refused (exit 3)")
+    @Test("a lease held by another process prevents the eviction of its model; when every candidate is leased the ensure is refused (exit 3)", .requires(.python3))
     func leaseProtects() async throws {
         let f = try Self.fixture()
         #expect(try await f.run(["sync"]).status == 0)

@@ -49,9 +49,8 @@ struct FleetTests {
         return Dictionary(list.compactMap { m in (m["modelId"] as? String).map { ($0, m) } }, uniquingKeysWith: { a, _ in a })
     }
 
-    @Test("nginx serves an exported bundle: a second store syncs through it with zero bytes from the registry's storage origin, and nginx gets no credentials")
+    @Test("nginx serves an exported bundle: a second store syncs through it with zero bytes from the registry's storage origin, and nginx gets no credentials", .requires(.nginx))
     func mirrorServesEverything() async throws {
-        try #require(NginxMirror.isInstalled, "nginx is not installed (apt-get install nginx-light; .ci/run installs it)")
         let (fixture, bundle) = try await Self.exported()
         let nginx = try await NginxMirror(root: bundle)
         let second = try Self.secondMachine(fixture, extra: #""sources": [{"mirror": "\#(nginx.baseURL)"}],"#)
@@ -83,9 +82,8 @@ struct FleetTests {
         #expect(!result.all.contains(Fixture.key))
     }
 
-    @Test("a corrupted blob on the mirror is rejected and the model fetched from the registry; the rest still come from the mirror")
+    @Test("a corrupted blob on the mirror is rejected and the model fetched from the registry; the rest still come from the mirror", .requires(.nginx))
     func corruptBlobFallsThrough() async throws {
-        try #require(NginxMirror.isInstalled, "nginx is not installed")
         let (fixture, bundle) = try await Self.exported()
         let beta = BundleLayout(directory: bundle).blob(fixture.registry.sha256(modelId: "beta"))
         var bytes = try Data(contentsOf: beta)
@@ -110,9 +108,8 @@ struct FleetTests {
         #expect(((try? FileManager.default.contentsOfDirectory(atPath: partial.path)) ?? []).isEmpty)
     }
 
-    @Test("a mirror that is down, or answers 404, falls through to the registry after one request per model", arguments: ["down", "404"])
+    @Test("a mirror that is down, or answers 404, falls through to the registry after one request per model", .requires(.nginx), arguments: ["down", "404"])
     func mirrorMissFallsThrough(kind: String) async throws {
-        try #require(NginxMirror.isInstalled, "nginx is not installed")
         let fixture = try Fixture()
         let empty = fixture.directory.appendingPathComponent("empty-bundle")
         try FileManager.default.createDirectory(at: empty, withIntermediateDirectories: true)
@@ -247,7 +244,8 @@ struct FleetTests {
 
     @Test("bad sources in the manifest or on the command line are usage errors naming the path, credentials never echoed", arguments: [
         (#""sources": [{"mirror": "https://fleet:hunter2secret@cache.example/bundle"}],"#, "sources[0].mirror: https://***@cache.example/bundle contains credentials"),
-        (#""sources": [{"s3": "bucket/models"}],"#, #"sources[0].s3: unknown source kind "s3""#),
+        (#""sources": [{"s3": "bucket/models"}],"#, #"sources[0].s3: "bucket/models" is not an s3:// URL"#),
+        (#""sources": [{"gcs": "bucket/models"}],"#, #"sources[0].gcs: unknown source kind "gcs""#),
         (#""sources": [{"mirror": "http://cache.example/bundle"}],"#, "sources[0].mirror: http://cache.example/bundle is plain http to another host"),
         (#""sources": [{"bundle": "/a", "mirror": "https://x.example"}],"#, #"sources[0]: has both "bundle" and "mirror""#),
         (#""fallback": "sometimes","#, #"fallback: must be "registry" or "none""#),
@@ -337,9 +335,8 @@ struct FleetTests {
         #expect(text.stdout.contains("install 1.0.0 (from bundle \(bundle.path))"), "\(text.stdout)")
     }
 
-    @Test("a mirror's index.json says what it holds: a model it does not list is never requested from it, and the plan says the registry serves it")
+    @Test("a mirror's index.json says what it holds: a model it does not list is never requested from it, and the plan says the registry serves it", .requires(.nginx))
     func mirrorIndexListsWhatItHolds() async throws {
-        try #require(NginxMirror.isInstalled, "nginx is not installed")
         let (fixture, bundle) = try await Self.exported(models: ["alpha"])
         let nginx = try await NginxMirror(root: bundle)
         let second = try Self.secondMachine(fixture, extra: #""sources": [{"mirror": "\#(nginx.baseURL)"}],"#)
@@ -362,9 +359,8 @@ struct FleetTests {
         #expect((result.summary()["warnings"] as? [String] ?? []).isEmpty, "\(result.all)")
     }
 
-    @Test("a mirror whose index.json is of a newer format, or whose index lists a blob it does not serve, is named in a warning saying what to do; nothing unverified is installed")
+    @Test("a mirror whose index.json is of a newer format, or whose index lists a blob it does not serve, is named in a warning saying what to do; nothing unverified is installed", .requires(.nginx))
     func mirrorIndexProblemsWarn() async throws {
-        try #require(NginxMirror.isInstalled, "nginx is not installed")
         let (fixture, bundleURL) = try await Self.exported()
         let bundle = BundleLayout(directory: bundleURL)
         try FileManager.default.removeItem(at: bundle.blob(fixture.registry.sha256(modelId: "beta"))) // an incomplete copy
@@ -412,9 +408,8 @@ struct FleetTests {
         #expect(result.stderr.contains(#"list it in the manifest's "sources" as {"mirror": "http://10.0.0.5/bundle", "allowHTTP": true}"#), "\(result.stderr)")
     }
 
-    @Test("a mirror whose index.json cannot be used (a redirect the URL policy refuses) still serves its blobs, with a warning; only a mirror that does not answer is dropped for the run")
+    @Test("a mirror whose index.json cannot be used (a redirect the URL policy refuses) still serves its blobs, with a warning; only a mirror that does not answer is dropped for the run", .requires(.nginx))
     func unusableIndexKeepsMirror() async throws {
-        try #require(NginxMirror.isInstalled, "nginx is not installed")
         let (fixture, bundle) = try await Self.exported()
         let nginx = try await NginxMirror(server: """
         root \(bundle.path);

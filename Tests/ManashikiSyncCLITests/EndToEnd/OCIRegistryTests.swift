@@ -16,7 +16,8 @@ import Darwin
 /// from a test CA and htpasswd, or the token flow of `TokenServer`; `skopeo` (Debian) and oras
 /// (PyPI) as independent clients; nginx in front for redirects to blob storage and a store
 /// that ignores `Range`; the built binary and the development registry.
-@Suite("OCI registries: export oci://, OCI sources, auth (docker-registry, skopeo, oras, nginx, built binary)")
+@Suite("OCI registries: export oci://, OCI sources, auth (docker-registry, skopeo, oras, nginx, built binary)",
+       .requires(.dockerRegistry, .htpasswd, .openssl))
 struct OCIRegistryTests {
     static let user = DistributionRegistry.user, password = DistributionRegistry.password
 
@@ -60,7 +61,7 @@ struct OCIRegistryTests {
         return fixture
     }
 
-    @Test("export oci:// pushes each model as a blob of its own digest; skopeo reads the same bytes; a second store syncs with 0 bytes from the storage origin, and an offline one plans from the tag")
+    @Test("export oci:// pushes each model as a blob of its own digest; skopeo reads the same bytes; a second store syncs with 0 bytes from the storage origin, and an offline one plans from the tag", .requires(.skopeo))
     func pushReadSync() async throws {
         let registry = try await DistributionRegistry.sharedBasic()
         let ca = try #require(registry.ca).certificate
@@ -177,7 +178,7 @@ struct OCIRegistryTests {
         return try await ExternalTool.run("/bin/sh", ["-c", "REQUESTS_CA_BUNDLE='\(try #require(registry.ca).certificate.path)' exec python3 push.py"], in: directory)
     }
 
-    @Test("an artifact oras pushed with our config media type syncs offline; a tag of another kind is refused as a source and never moved by export, naming its media type")
+    @Test("an artifact oras pushed with our config media type syncs offline; a tag of another kind is refused as a source and never moved by export, naming its media type", .requires(.oras))
     func orasInterop() async throws {
         let registry = try await DistributionRegistry.sharedBasic()
         let ca = try #require(registry.ca).certificate
@@ -271,9 +272,8 @@ struct OCIRegistryTests {
         #expect(((try? FileManager.default.contentsOfDirectory(atPath: uploads)) ?? []).filter { $0.hasSuffix(".json") }.isEmpty)
     }
 
-    @Test("kill -9 mid-pull resumes with Range; through a front that redirects blobs to storage ignoring Range, the pull starts over, and the storage gets no credentials")
+    @Test("kill -9 mid-pull resumes with Range; through a front that redirects blobs to storage ignoring Range, the pull starts over, and the storage gets no credentials", .requires(.nginx))
     func killedPullAndRedirects() async throws {
-        try #require(NginxMirror.isInstalled, "nginx is not installed (.ci/run installs it)")
         let registry = try await DistributionRegistry.sharedBasic()
         let ca = try #require(registry.ca).certificate
         let fixture = try Fixture(models: ["bigpull"])

@@ -12,10 +12,6 @@ struct ProxyTests {
     /// A password tests look for in every output.
     static let password = "s3cr3t-Pr0xyPass"
 
-    static func requireTinyproxy() throws {
-        try #require(TinyProxy.isInstalled, "tinyproxy is not installed (apt-get install tinyproxy; .ci/run installs it)")
-    }
-
     /// `http://127.0.0.1:port` of the registry's API and storage origins, as tinyproxy logs them.
     static func origins(_ fixture: Fixture) -> (api: String, storage: String) {
         let api = fixture.registry.apiBaseURL, storage = fixture.registry.storageBaseURL
@@ -39,9 +35,8 @@ struct ProxyTests {
         }
     }
 
-    @Test("uppercase HTTP_PROXY alone: the sync goes through the proxy (API and storage requests in its log) and the storage host never gets the key")
+    @Test("uppercase HTTP_PROXY alone: the sync goes through the proxy (API and storage requests in its log) and the storage host never gets the key", .requires(.tinyproxy))
     func uppercaseHTTPProxy() async throws {
-        try Self.requireTinyproxy()
         let fixture = try Fixture()
         let proxy = try await TinyProxy()
         let result = try await fixture.run(["sync", "--json", "-v"],
@@ -57,11 +52,10 @@ struct ProxyTests {
         Self.expectNoSecrets(result)
     }
 
-    @Test("under CGI (REQUEST_METHOD set) uppercase HTTP_PROXY is ignored (httpoxy); lowercase http_proxy still applies", arguments: [
+    @Test("under CGI (REQUEST_METHOD set) uppercase HTTP_PROXY is ignored (httpoxy); lowercase http_proxy still applies", .requires(.tinyproxy), arguments: [
         ("HTTP_PROXY", false), ("http_proxy", true),
     ])
     func cgiIgnoresUppercase(variable: String, used: Bool) async throws {
-        try Self.requireTinyproxy()
         let fixture = try Fixture()
         let proxy = try await TinyProxy()
         let environment = fixture.environment.merging([variable: "http://\(proxy.address)", "REQUEST_METHOD": "GET"]) { $1 }
@@ -72,7 +66,7 @@ struct ProxyTests {
         #expect(requests.isEmpty == !used, "\(requests)")
     }
 
-    @Test("no_proxy covering the registry sends it direct: by address, by address and port, and per origin", arguments: [
+    @Test("no_proxy covering the registry sends it direct: by address, by address and port, and per origin", .requires(.tinyproxy), arguments: [
         ("127.0.0.1", false, false),
         ("localhost, 127.0.0.0/8", false, false),
         ("API:PORT,STORAGE:PORT", false, false),   // Go's host:port form (libcurl alone ignores it)
@@ -80,7 +74,6 @@ struct ProxyTests {
         ("127.0.0.1:1", true, true),              // another port: not covered
     ])
     func noProxy(list: String, apiProxied: Bool, storageProxied: Bool) async throws {
-        try Self.requireTinyproxy()
         let fixture = try Fixture()
         let proxy = try await TinyProxy()
         let value = list.replacingOccurrences(of: "API:PORT", with: "127.0.0.1:\(fixture.registry.apiBaseURL.port!)")
@@ -95,11 +88,10 @@ struct ProxyTests {
         #expect(requests.contains { $0.hasPrefix("GET \(storage)") } == storageProxied, "\(requests)")
     }
 
-    @Test("values from an environment file with CRLF line endings (a trailing \\r): the proxy URL still works, and no_proxy still sends the registry direct", arguments: [
+    @Test("values from an environment file with CRLF line endings (a trailing \\r): the proxy URL still works, and no_proxy still sends the registry direct", .requires(.tinyproxy), arguments: [
         ("http_proxy", true), ("no_proxy", false),
     ])
     func carriageReturn(variable: String, proxied: Bool) async throws {
-        try Self.requireTinyproxy()
         let fixture = try Fixture(models: ["alpha"])
         let proxy = try await TinyProxy()
         var environment = fixture.environment.merging(["http_proxy": "http://\(proxy.address)\r"]) { $1 }
@@ -130,9 +122,8 @@ struct ProxyTests {
         Self.expectNoSecrets(result)
     }
 
-    @Test("a proxy that wants credentials: without them a terminal 407 error saying to put them in the proxy URL; with them the sync succeeds and never prints them")
+    @Test("a proxy that wants credentials: without them a terminal 407 error saying to put them in the proxy URL; with them the sync succeeds and never prints them", .requires(.tinyproxy))
     func proxyCredentials() async throws {
-        try Self.requireTinyproxy()
         let fixture = try Fixture()
         let proxy = try await TinyProxy(extra: ["BasicAuth alice \(Self.password)"])
         let refused = try await fixture.run(["sync", "--json"], environment: fixture.environment.merging(["HTTP_PROXY": "http://\(proxy.address)"]) { $1 })
@@ -154,9 +145,8 @@ struct ProxyTests {
         Self.expectNoSecrets(accepted)
     }
 
-    @Test("an https registry (nginx with a private CA) through HTTPS_PROXY: the sync succeeds, and the proxy sees only CONNECT host:port, never a request or the key")
+    @Test("an https registry (nginx with a private CA) through HTTPS_PROXY: the sync succeeds, and the proxy sees only CONNECT host:port, never a request or the key", .requires(.tinyproxy, .nginx, .openssl))
     func httpsThroughConnect() async throws {
-        try Self.requireTinyproxy()
         let setup = try await PrivateCATests.Setup()
         let proxy = try await TinyProxy()
         try setup.writeManifest()
@@ -176,9 +166,8 @@ struct ProxyTests {
         Self.expectNoSecrets(result)
     }
 
-    @Test("an https registry through CONNECT whose certificate this machine does not trust (as behind a TLS-inspecting proxy): a terminal error naming the host that says the connection went through the proxy, tried once")
+    @Test("an https registry through CONNECT whose certificate this machine does not trust (as behind a TLS-inspecting proxy): a terminal error naming the host that says the connection went through the proxy, tried once", .requires(.tinyproxy, .nginx, .openssl))
     func untrustedThroughProxy() async throws {
-        try Self.requireTinyproxy()
         let setup = try await PrivateCATests.Setup()
         let proxy = try await TinyProxy()
         try setup.writeManifest()
@@ -210,13 +199,12 @@ struct ProxyTests {
         #expect(requests.allSatisfy { $0.method == "CONNECT" && $0.target == "127.0.0.1:\(closed)" }, "\(requests.map(\.target))")
     }
 
-    @Test("an https registry through the proxy's CONNECT: its refusals are worded errors naming the proxy, terminal or retryable", arguments: [
+    @Test("an https registry through the proxy's CONNECT: its refusals are worded errors naming the proxy, terminal or retryable", .requires(.tinyproxy), arguments: [
         (["BasicAuth alice \(ProxyTests.password)"], "requires credentials (HTTP 407 Proxy Authentication Required)", "terminal"),
         (["ConnectPort 443"], "refused to connect to 127.0.0.1 (HTTP 403)", "terminal"),
         ([], "could not reach 127.0.0.1 (HTTP 500)", "retryable"),
     ])
     func connectRefused(extra: [String], text: String, kind: String) async throws {
-        try Self.requireTinyproxy()
         let fixture = try Fixture()
         let proxy = try await TinyProxy(extra: extra)
         let closed = try LoopbackPort.free()
@@ -232,9 +220,8 @@ struct ProxyTests {
         Self.expectNoSecrets(result)
     }
 
-    @Test("an https:// proxy whose certificate comes from a private CA (nginx terminating TLS in front of the registry): without the CA a terminal error naming the proxy, not retried; with --ca-bundle the sync goes through it")
+    @Test("an https:// proxy whose certificate comes from a private CA (nginx terminating TLS in front of the registry): without the CA a terminal error naming the proxy, not retried; with --ca-bundle the sync goes through it", .requires(.nginx, .openssl))
     func httpsProxyPrivateCA() async throws {
-        try #require(NginxMirror.isInstalled, "nginx is not installed (apt-get install nginx-light; .ci/run installs it)")
         let fixture = try Fixture(models: ["alpha"])
         let ca = try await TestCertificateAuthority.make()
         defer { ca.remove() }
@@ -295,10 +282,8 @@ struct ProxyTests {
         #expect(fixture.registry.requestLog().isEmpty)
     }
 
-    @Test("a mirror through a proxy that wants credentials: without them the mirror is skipped with a warning naming the proxy and the registry (no_proxy) serves; with them the mirror serves through the proxy; never a credential printed")
+    @Test("a mirror through a proxy that wants credentials: without them the mirror is skipped with a warning naming the proxy and the registry (no_proxy) serves; with them the mirror serves through the proxy; never a credential printed", .requires(.tinyproxy, .nginx))
     func mirrorThroughProxy() async throws {
-        try Self.requireTinyproxy()
-        try #require(NginxMirror.isInstalled, "nginx is not installed (apt-get install nginx-light; .ci/run installs it)")
         let (fixture, bundle) = try await FleetTests.exported(models: ["alpha"])
         let nginx = try await NginxMirror(root: bundle)
         let proxy = try await TinyProxy(extra: ["BasicAuth alice \(Self.password)"])
@@ -328,10 +313,6 @@ struct ProxyTests {
 
     // MARK: SOCKS (microsocks)
 
-    static func requireMicroSocks() throws {
-        try #require(MicroSocks.isInstalled, "microsocks is not installed (apt-get install microsocks; .ci/run installs it)")
-    }
-
     /// A proxy password with characters that must be percent-encoded in the URL (`@`, `:`).
     static let socksPassword = "s3cr3t-Pr0xy@Pass:x"
     static let encodedSocksPassword = "s3cr3t-Pr0xy%40Pass%3Ax"
@@ -344,11 +325,10 @@ struct ProxyTests {
         #expect(!result.all.contains(Fixture.key), sourceLocation: sourceLocation)
     }
 
-    @Test("a SOCKS5 proxy with a user name and password (percent-encoded @ and : in it): the sync goes through it for the registry and the storage host, whichever variable names it", arguments: [
+    @Test("a SOCKS5 proxy with a user name and password (percent-encoded @ and : in it): the sync goes through it for the registry and the storage host, whichever variable names it", .requires(.microsocks), arguments: [
         ("ALL_PROXY", "socks5h"), ("all_proxy", "socks5"), ("http_proxy", "socks5h"),
     ])
     func socksProxy(variable: String, scheme: String) async throws {
-        try Self.requireMicroSocks()
         let fixture = try Fixture()
         let socks = try await MicroSocks(user: "alice", password: Self.socksPassword)
         let value = "\(scheme)://alice:\(Self.encodedSocksPassword)@\(socks.address)"
@@ -363,9 +343,8 @@ struct ProxyTests {
         Self.expectNoSocksSecrets(result)
     }
 
-    @Test("an https registry (nginx, private CA) through https_proxy=socks5h://: the TLS connection runs through the SOCKS tunnel and the sync succeeds")
+    @Test("an https registry (nginx, private CA) through https_proxy=socks5h://: the TLS connection runs through the SOCKS tunnel and the sync succeeds", .requires(.microsocks, .nginx, .openssl))
     func httpsThroughSocks() async throws {
-        try Self.requireMicroSocks()
         let setup = try await PrivateCATests.Setup()
         let socks = try await MicroSocks(user: "alice", password: Self.socksPassword)
         try setup.writeManifest()
@@ -399,12 +378,11 @@ struct ProxyTests {
         Self.expectNoSocksSecrets(result)
     }
 
-    @Test("a SOCKS5 proxy that refuses: no credentials or a wrong password is a terminal error naming the proxy and saying what to do, tried once", arguments: [
+    @Test("a SOCKS5 proxy that refuses: no credentials or a wrong password is a terminal error naming the proxy and saying what to do, tried once", .requires(.microsocks), arguments: [
         (nil, "requires a user name and password (it accepted none of the authentication methods offered): put them in the proxy URL, ALL_PROXY=socks5h://USER:PASSWORD@"),
         ("wrong-Pr0xyPass", "rejected the user name and password in ALL_PROXY. Correct them in the proxy URL"),
     ] as [(String?, String)])
     func socksRefusesCredentials(password: String?, text: String) async throws {
-        try Self.requireMicroSocks()
         let fixture = try Fixture()
         let socks = try await MicroSocks(user: "alice", password: Self.socksPassword)
         let value = "socks5h://\(password.map { "alice:\($0)@" } ?? "")\(socks.address)"
@@ -459,9 +437,8 @@ struct ProxyTests {
         Self.expectNoSecrets(result)
     }
 
-    @Test("the registry's own 401 (its error JSON) through a proxy, and a 401 page with no proxy in the route, keep the contract's mapping: the API key is rejected")
+    @Test("the registry's own 401 (its error JSON) through a proxy, and a 401 page with no proxy in the route, keep the contract's mapping: the API key is rejected", .requires(.tinyproxy))
     func registry401KeepsContract() async throws {
-        try Self.requireTinyproxy()
         let fixture = try Fixture(models: ["alpha"])
         let proxy = try await TinyProxy()
         let unknownKey = ["MANASHIKI_API_KEY": "mk_pub_demo_Unknown0123456789abcdefgh"]

@@ -50,7 +50,7 @@ struct ExampleFilesTests {
         return r
     }
 
-    @Test("the systemd service and timer pass systemd-analyze verify; broken copies do not")
+    @Test("the systemd service and timer pass systemd-analyze verify; broken copies do not", .requires(.systemdAnalyze))
     func systemd() async throws {
         let scratch = ScratchDirectory("manashiki-examples")
         let dir = scratch.url
@@ -93,7 +93,7 @@ struct ExampleFilesTests {
         try await ExternalTool.run("kubernetes-validate", ["--strict", "--kubernetes-version", "1.29.0"] + urls.map(\.path))
     }
 
-    @Test("the Kubernetes manifests pass kubernetes-validate --strict; broken copies do not", arguments: ["cronjob.yaml", "init-container.yaml"])
+    @Test("the Kubernetes manifests pass kubernetes-validate --strict; broken copies do not", .requires(.kubernetesValidate), arguments: ["cronjob.yaml", "init-container.yaml"])
     func kubernetes(_ name: String) async throws {
         let url = Self.examples.appendingPathComponent("kubernetes/\(name)")
         let good = try await Self.validateKubernetes([url])
@@ -130,7 +130,7 @@ struct ExampleFilesTests {
         return (pod, container)
     }
 
-    @Test("each Kubernetes example, run as the kubelet would (its mounts on scratch directories, the Secret's key ending in a newline as a key file does), installs every model and exits 0",
+    @Test("each Kubernetes example, run as the kubelet would (its mounts on scratch directories, the Secret's key ending in a newline as a key file does), installs every model and exits 0", .requires(.python3),
           arguments: ["cronjob.yaml", "init-container.yaml"])
     func kubernetesRun(_ name: String) async throws {
         let (pod, container) = try await Self.kubernetesContainer(name)
@@ -184,7 +184,7 @@ struct ExampleFilesTests {
         return (r, try JSONSerialization.jsonObject(with: Data(r.output.utf8)) as? [String: Any])
     }
 
-    @Test("the launchd plist parses as a property list with the agent's arguments; a broken copy does not parse")
+    @Test("the launchd plist parses as a property list with the agent's arguments; a broken copy does not parse", .requires(.python3))
     func launchd() async throws {
         let url = Self.examples.appendingPathComponent("launchd/com.manashiki.sync.plist")
         let (result, plist) = try await Self.parsePlist(url)
@@ -215,13 +215,13 @@ struct ExampleFilesTests {
         try await ExternalTool.run("check-jsonschema", ["--schemafile", examples.appendingPathComponent("manifest.schema.json").path] + urls.map(\.path))
     }
 
-    @Test("the manifest schema is a valid JSON Schema (check-jsonschema --check-metaschema)")
+    @Test("the manifest schema is a valid JSON Schema (check-jsonschema --check-metaschema)", .requires(.checkJSONSchema))
     func schemaIsValid() async throws {
         let r = try await ExternalTool.run("check-jsonschema", ["--check-metaschema", Self.examples.appendingPathComponent("manifest.schema.json").path])
         #expect(r.succeeded, "check-jsonschema: \(r.output)")
     }
 
-    @Test("every example manifest passes the schema and the agent; broken copies fail both", arguments: manifests)
+    @Test("every example manifest passes the schema and the agent; broken copies fail both", .requires(.checkJSONSchema), arguments: manifests)
     func manifest(_ name: String) async throws {
         let url = Self.examples.appendingPathComponent("manifests/\(name)")
         let schema = try await Self.checkSchema([url])

@@ -1,5 +1,6 @@
 #if os(Linux) || os(macOS) // child processes (ManashikiProcess) exist on Linux and macOS only
 import Foundation
+import ManashikiTestSupport
 import Testing
 
 /// `--metrics-file` and `metrics.file` with the built binary against the development registry,
@@ -35,7 +36,7 @@ struct MetricsFileTests {
         return text
     }
 
-    @Test("a sync writes every metric; a partial failure and a manifest error keep the last success")
+    @Test("a sync writes every metric; a partial failure and a manifest error keep the last success", .requires(.promtool))
     func successThenFailures() async throws {
         let fixture = try Fixture(models: ["alpha"])
         let file = fixture.directory.appendingPathComponent("textfile/manashiki.prom")
@@ -95,7 +96,7 @@ struct MetricsFileTests {
         })
     }
 
-    @Test("a manifest that cannot be read keeps the previous file's store label, so the series (and alerts on them) stay the same")
+    @Test("a manifest that cannot be read keeps the previous file's store label, so the series (and alerts on them) stay the same", .requires(.promtool))
     func manifestErrorKeepsStoreLabel() async throws {
         let fixture = try Fixture(models: ["alpha"])
         let file = fixture.directory.appendingPathComponent("textfile/manashiki.prom")
@@ -120,7 +121,7 @@ struct MetricsFileTests {
         #expect(try #require(b["manashiki_sync_last_success_timestamp_seconds"]) > 0)
     }
 
-    @Test("the manifest's metrics.file is used; a failed first run says 0 for the last success; odd store paths are escaped")
+    @Test("the manifest's metrics.file is used; a failed first run says 0 for the last success; odd store paths are escaped", .requires(.promtool))
     func manifestSetting() async throws {
         let fixture = try Fixture()
         // A store path with a quote and a backslash: label values must be escaped.
@@ -148,7 +149,7 @@ struct MetricsFileTests {
         #expect(s["manashiki_sync_models_installed"] == 0)
     }
 
-    @Test("promtool rejects a broken copy of our file (the check can fail)")
+    @Test("promtool rejects a broken copy of our file (the check can fail)", .requires(.promtool))
     func promtoolCanFail() async throws {
         let fixture = try Fixture()
         #expect(try await fixture.run(["sync", "--quiet", "--metrics-file", "sync.prom"]).status == 0)

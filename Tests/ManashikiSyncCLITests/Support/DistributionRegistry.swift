@@ -17,7 +17,7 @@ import Darwin
 /// a test that damages blobs starts its own. A shared registry lives as long as the test
 /// process: `atexit` ends it, and `timeout` ends it after 30 minutes if the process died.
 final class DistributionRegistry: @unchecked Sendable {
-    static var executable: URL? { ExternalTool.find("docker-registry").map(URL.init(fileURLWithPath:)) }
+    static var executable: URL? { Peer.dockerRegistry.executable }
 
     enum Auth {
         case none

@@ -34,7 +34,7 @@ final class LoopbackDaemon: @unchecked Sendable {
     ///   last attempt's output.
     init(_ name: String, executable: URL?, attempts: Int = 3, _ launch: (URL, Int) throws -> RunningChild) async throws {
         guard let executable else {
-            throw NSError(domain: name, code: 2, userInfo: [NSLocalizedDescriptionKey: "\(name) is not installed (.ci/run installs it)"])
+            throw NSError(domain: name, code: 2, userInfo: [NSLocalizedDescriptionKey: "\(name) is not installed (scripts/test installs it)"])
         }
         var output = ""
         for _ in 0..<attempts {

@@ -6,9 +6,8 @@ import ManashikiTestSupport
 /// name and password (`-u`/`-P`), logging every connection it opens
 /// (`client[5] 127.0.0.1: connected to 127.0.0.1:40123`).
 final class MicroSocks: Sendable {
-    /// `/usr/bin/microsocks`, found on the tools' search path.
-    static var executable: URL? { ExternalTool.find("microsocks").map(URL.init(fileURLWithPath:)) }
-    static var isInstalled: Bool { executable != nil }
+    /// `/usr/bin/microsocks` (tests using it require `.microsocks`).
+    static var executable: URL? { Peer.microsocks.executable }
 
     private let daemon: LoopbackDaemon
     var port: Int { daemon.port }

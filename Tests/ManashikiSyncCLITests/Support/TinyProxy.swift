@@ -6,9 +6,8 @@ import ManashikiTestSupport
 /// foreground, logging every request it relays (`Request (file descriptor 5): GET http://… HTTP/1.1`,
 /// `CONNECT host:port`), as a corporate forward proxy would.
 final class TinyProxy: Sendable {
-    /// Debian's `/usr/bin/tinyproxy`, found on the tools' search path.
-    static var executable: URL? { ExternalTool.find("tinyproxy").map(URL.init(fileURLWithPath:)) }
-    static var isInstalled: Bool { executable != nil }
+    /// Debian's `/usr/bin/tinyproxy` (tests using it require `.tinyproxy`).
+    static var executable: URL? { Peer.tinyproxy.executable }
 
     private let scratch = ScratchDirectory("tinyproxy")
     var workdir: URL { scratch.url }

@@ -34,7 +34,7 @@ final class TokenServer: @unchecked Sendable {
         }
         let der = try Data(contentsOf: directory.appendingPathComponent("token.pub.der"))
         let kid = Self.libtrustKeyID(der)
-        let openssl = try #require(ExternalTool.find("openssl"))
+        let openssl = try Peer.openssl.require().path
         let (service, issuer, dir) = (self.service, self.issuer, directory)
         origin = try ScriptedOrigin { request in
             guard request.path == "/token" else { return [.send(ScriptedOrigin.response(404, reason: "Not Found", body: Data()))] }

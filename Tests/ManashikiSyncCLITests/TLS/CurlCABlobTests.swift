@@ -7,7 +7,7 @@ import Testing
 /// it adds to the system's trust on every distribution, not only where a CA directory exists.
 @Suite("CurlTransport: an explicit CA bundle goes to libcurl as PEM text (real TLS)")
 struct CurlCABlobTests {
-    @Test("the PEM text alone verifies the server: the CA file named beside it does not exist")
+    @Test("the PEM text alone verifies the server: the CA file named beside it does not exist", .requires(.nginx, .openssl))
     func blobIsUsed() async throws {
         let setup = try await PrivateCATests.Setup()
         let url = try #require(URL(string: "\(setup.nginx.baseURL)/api/models"))

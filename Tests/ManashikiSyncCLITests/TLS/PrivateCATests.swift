@@ -17,7 +17,6 @@ struct PrivateCATests {
         let nginx: NginxMirror
 
         init(subjectAltName: String = "IP:127.0.0.1,DNS:localhost", days: Int = 2) async throws {
-            try #require(NginxMirror.isInstalled, "nginx is not installed (apt-get install nginx-light; .ci/run installs it)")
             fixture = try Fixture(models: ["alpha"])
             ca = try await TestCertificateAuthority.make()
             let server = try await ca.serverCertificate("server", subjectAltName: subjectAltName, days: days)
@@ -65,7 +64,7 @@ struct PrivateCATests {
 
     static let advice = "if 127.0.0.1 uses a private or corporate CA, add its CA with `registry.caBundle` in the manifest, `--ca-bundle FILE`, or SSL_CERT_FILE"
 
-    @Test("a server certificate from a CA nobody trusts: one attempt, not four; a terminal error naming the host and what to do; exit 1")
+    @Test("a server certificate from a CA nobody trusts: one attempt, not four; a terminal error naming the host and what to do; exit 1", .requires(.nginx, .openssl))
     func untrustedCAIsTerminal() async throws {
         let setup = try await Setup()
         try setup.writeManifest()
@@ -89,7 +88,7 @@ struct PrivateCATests {
         #expect((error["hint"] as? String)?.hasPrefix(Self.advice) == true)
     }
 
-    @Test("registry.caBundle naming the CA (relative to the manifest): the sync succeeds over TLS")
+    @Test("registry.caBundle naming the CA (relative to the manifest): the sync succeeds over TLS", .requires(.nginx, .openssl))
     func manifestCABundle() async throws {
         let setup = try await Setup()
         try FileManager.default.copyItem(at: setup.ca.certificate, to: setup.fixture.directory.appendingPathComponent("corp-ca.pem"))
@@ -102,7 +101,7 @@ struct PrivateCATests {
         #expect(proxied >= 1)
     }
 
-    @Test("--ca-bundle FILE is honoured by plan and lock (without it each fails on the untrusted certificate)", arguments: [
+    @Test("--ca-bundle FILE is honoured by plan and lock (without it each fails on the untrusted certificate)", .requires(.nginx, .openssl), arguments: [
         (["plan"], Int32(10)), (["lock"], 0),
     ] as [([String], Int32)])
     func flagCABundleEveryCommand(_ command: [String], _ status: Int32) async throws {
@@ -117,7 +116,7 @@ struct PrivateCATests {
         #expect(!trusted.stderr.contains("not trusted"), "\(command): \(trusted.stderr)")
     }
 
-    @Test("verify --repair honours --ca-bundle; a repair that cannot download (untrusted certificate) exits 4 and the file stays reported corrupt, also by the next verify")
+    @Test("verify --repair honours --ca-bundle; a repair that cannot download (untrusted certificate) exits 4 and the file stays reported corrupt, also by the next verify", .requires(.nginx, .openssl))
     func repairWithCABundle() async throws {
         let setup = try await Setup()
         try setup.writeManifest()
@@ -138,7 +137,7 @@ struct PrivateCATests {
         #expect(setup.fixture.isInstalledIntact("alpha"))
     }
 
-    @Test("--ca-bundle holding only a non-CA certificate (another CA's server certificate): a terminal error saying the bundle does not hold the issuing CA, one attempt")
+    @Test("--ca-bundle holding only a non-CA certificate (another CA's server certificate): a terminal error saying the bundle does not hold the issuing CA, one attempt", .requires(.nginx, .openssl))
     func bundleWithoutTheCA() async throws {
         let setup = try await Setup()
         let other = try await TestCertificateAuthority.make(name: "Unrelated CA")
@@ -155,7 +154,7 @@ struct PrivateCATests {
         #expect(handshakes == 1, "\(setup.nginx.errorLog)")
     }
 
-    @Test("a CA as a binary DER .cer file (as corporate IT often hands it out) works as --ca-bundle and as SSL_CERT_FILE", arguments: ["--ca-bundle", "SSL_CERT_FILE"])
+    @Test("a CA as a binary DER .cer file (as corporate IT often hands it out) works as --ca-bundle and as SSL_CERT_FILE", .requires(.nginx, .openssl), arguments: ["--ca-bundle", "SSL_CERT_FILE"])
     func derCABundle(_ setting: String) async throws {
         let setup = try await Setup()
         try setup.writeManifest()
@@ -170,7 +169,7 @@ struct PrivateCATests {
         #expect(setup.fixture.isInstalledIntact("alpha"))
     }
 
-    @Test("--ca-bundle FILE: the sync succeeds over TLS without a manifest setting")
+    @Test("--ca-bundle FILE: the sync succeeds over TLS without a manifest setting", .requires(.nginx, .openssl))
     func flagCABundle() async throws {
         let setup = try await Setup()
         try setup.writeManifest()
@@ -180,7 +179,7 @@ struct PrivateCATests {
         #expect(setup.fixture.isInstalledIntact("alpha"))
     }
 
-    @Test("SSL_CERT_FILE, SSL_CERT_DIR (an `openssl rehash`-ed directory) and CURL_CA_BUNDLE each make the sync succeed",
+    @Test("SSL_CERT_FILE, SSL_CERT_DIR (an `openssl rehash`-ed directory) and CURL_CA_BUNDLE each make the sync succeed", .requires(.nginx, .openssl),
           arguments: ["SSL_CERT_FILE", "SSL_CERT_DIR", "CURL_CA_BUNDLE"])
     func environmentVariables(_ variable: String) async throws {
         let setup = try await Setup()
@@ -192,7 +191,7 @@ struct PrivateCATests {
         #expect(setup.fixture.isInstalledIntact("alpha"))
     }
 
-    @Test("SSL_CERT_DIR holding the CA without `openssl rehash`: a terminal error that says to rehash the directory")
+    @Test("SSL_CERT_DIR holding the CA without `openssl rehash`: a terminal error that says to rehash the directory", .requires(.nginx, .openssl))
     func unhashedCertDirectory() async throws {
         let setup = try await Setup()
         try setup.writeManifest()
@@ -208,7 +207,7 @@ struct PrivateCATests {
         #expect(error["kind"] as? String == "terminal", "\(error)")
     }
 
-    @Test("CURL_CA_BUNDLE wins over SSL_CERT_FILE, as in curl; registry.caBundle wins over both")
+    @Test("CURL_CA_BUNDLE wins over SSL_CERT_FILE, as in curl; registry.caBundle wins over both", .requires(.nginx, .openssl))
     func precedence() async throws {
         let setup = try await Setup()
         let other = try await TestCertificateAuthority.make(name: "Unrelated CA")
@@ -222,7 +221,7 @@ struct PrivateCATests {
         #expect(manifestWins.status == 0, "\(manifestWins.all)")
     }
 
-    @Test("an environment variable naming a missing file: a terminal error naming the variable and the path, nothing sent")
+    @Test("an environment variable naming a missing file: a terminal error naming the variable and the path, nothing sent", .requires(.nginx, .openssl))
     func variableNamingMissingFile() async throws {
         let setup = try await Setup()
         try setup.writeManifest()
@@ -264,7 +263,7 @@ struct PrivateCATests {
         #expect(fixture.registry.requestLog().isEmpty)
     }
 
-    @Test("a trusted certificate issued for another name: 'valid for other.example, not 127.0.0.1', terminal, one attempt")
+    @Test("a trusted certificate issued for another name: 'valid for other.example, not 127.0.0.1', terminal, one attempt", .requires(.nginx, .openssl))
     func hostnameMismatch() async throws {
         let setup = try await Setup(subjectAltName: "DNS:other.example")
         try setup.writeManifest(registry: #", "caBundle": "\#(setup.ca.certificate.path)""#)
@@ -277,9 +276,8 @@ struct PrivateCATests {
         #expect(proxied == 0)
     }
 
-    @Test("the CA applies to mirrors too: an https mirror with the private CA's certificate serves every byte with --ca-bundle; without it the mirror is refused as untrusted and the registry serves")
+    @Test("the CA applies to mirrors too: an https mirror with the private CA's certificate serves every byte with --ca-bundle; without it the mirror is refused as untrusted and the registry serves", .requires(.nginx, .openssl))
     func mirrorOverTLS() async throws {
-        try #require(NginxMirror.isInstalled, "nginx is not installed (apt-get install nginx-light; .ci/run installs it)")
         let (fixture, bundle) = try await FleetTests.exported(models: ["alpha"])
         let ca = try await TestCertificateAuthority.make()
         defer { ca.remove() }
@@ -303,7 +301,7 @@ struct PrivateCATests {
         for dir in [trusted, untrusted] { #expect(FleetTests.installed(dir, "alpha") == fixture.registry.artifactBytes(modelId: "alpha")) }
     }
 
-    @Test("SDK: DefaultTransport(trust: TLSTrust(caBundle:)) fetches over TLS from a private CA; DefaultTransport() refuses it with APIError.untrustedCertificate")
+    @Test("SDK: DefaultTransport(trust: TLSTrust(caBundle:)) fetches over TLS from a private CA; DefaultTransport() refuses it with APIError.untrustedCertificate", .requires(.nginx, .openssl))
     func sdkTrust() async throws {
         let setup = try await Setup()
         let url = try #require(URL(string: "\(setup.nginx.baseURL)/api/models"))
@@ -317,7 +315,7 @@ struct PrivateCATests {
         #expect((refused as? APIError)?.isRetryable == false)
     }
 
-    @Test("an expired certificate from a trusted CA is APIError.certificateDateInvalid (told by OpenSSL's verify result, not libcurl's words) and sync's advice is the clock or a renewal, not a CA bundle")
+    @Test("an expired certificate from a trusted CA is APIError.certificateDateInvalid (told by OpenSSL's verify result, not libcurl's words) and sync's advice is the clock or a renewal, not a CA bundle", .requires(.nginx, .openssl))
     func expiredCertificate() async throws {
         let setup = try await Setup(days: -1)
         let url = try #require(URL(string: "\(setup.nginx.baseURL)/api/models"))
@@ -345,7 +343,7 @@ struct PrivateCATests {
     /// The error message of a summary ("" for none).
     static func message(_ summary: [String: Any]) -> String { (summary["error"] as? [String: Any])?["message"] as? String ?? "" }
 
-    @Test("sync --every: a CA bundle rotated between runs is used by the next run; one that vanishes fails that run with an error naming it, and the loop goes on and recovers when it is back")
+    @Test("sync --every: a CA bundle rotated between runs is used by the next run; one that vanishes fails that run with an error naming it, and the loop goes on and recovers when it is back", .requires(.nginx, .openssl))
     func loopRereadsBundle() async throws {
         let setup = try await Setup()
         let other = try await TestCertificateAuthority.make(name: "Unrelated CA")

@@ -1,5 +1,6 @@
 import Foundation
 import Testing
+import ManashikiCore
 import Manashiki
 @testable import ManashikiSync
 
@@ -24,7 +25,7 @@ struct RepairTests {
         #expect(report.repaired == ["a", "b"])
         #expect(report.after.isHealthy && report.isHealthy)
         #expect(Array(registry.calls("download").dropFirst(before)).sorted() == ["download a", "download b"])
-        #expect(report.after.files["c"] == .ok(version: "1.0.0"))
+        #expect(report.after.files["c"] == .ok(version: "1.0.0", sha256: SHA256Hasher.hash(Data("c 1.0.0 weights".utf8)).hex))
         #expect(store.contents("a") == "a 1.0.0 weights")
     }
 

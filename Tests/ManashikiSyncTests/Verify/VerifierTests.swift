@@ -18,7 +18,7 @@ struct VerifierTests {
         store.write("stray", "x")
 
         let report = await Verifier.verify(store.layout)
-        #expect(report.files["ok"] == .ok(version: "1.0.0"))
+        #expect(report.files["ok"] == .ok(version: "1.0.0", sha256: registry.entry("ok")!.sha256))
         #expect(report.files["bad"] == .corrupt(expected: registry.entry("bad")!.sha256, actual: SHA256Hasher.hash(Data("tampered".utf8)).hex))
         #expect(report.files["gone"] == .missing)
         #expect(report.files["stray"] == .unknown(sha256: SHA256Hasher.hash(Data("x".utf8)).hex))

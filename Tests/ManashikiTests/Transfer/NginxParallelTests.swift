@@ -9,9 +9,8 @@ import ManashikiTestSupport
 /// `limit_rate`, started by the test. Its access log shows what each connection asked for.
 @Suite("Parallel transfers from nginx with a per-connection limit")
 struct NginxParallelTests {
-    @Test("nginx limiting each connection (limit_rate 4m): the adaptive transfer opens several, with bounded Range requests covering the file exactly once")
+    @Test("nginx limiting each connection (limit_rate 4m): the adaptive transfer opens several, with bounded Range requests covering the file exactly once", .requires(.nginx))
     func limitRate() async throws {
-        try #require(NginxMirror.isInstalled, "nginx is installed by .ci/run")
         let root = ScratchDirectory("nginx-root"), storage = ScratchDirectory("storage")
         defer { root.remove(); storage.remove() }
         let size = 48 << 20

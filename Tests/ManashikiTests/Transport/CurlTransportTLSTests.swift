@@ -40,5 +40,16 @@ struct CurlTransportTLSTests {
         #expect(Self.map(60, "SSL: certificate subject name 'x' does not match target host name 'h.example'", verifyResult: 20)
                 == .untrustedCertificate(host: "h.example", reason: "certificate subject name 'x' does not match target host name 'h.example'"))
     }
+
+    @Test("a plain-http server on an https URL (OpenSSL's 'wrong version number', 1.1 and 3.x): this server does not speak TLS, terminal; other handshake failures stay retryable",
+          arguments: ["OpenSSL/3.0.22: error:0A00010B:SSL routines::wrong version number",
+                      "error:1408F10B:SSL routines:ssl3_get_record:wrong version number"])
+    func plainHTTPServer(message: String) {
+        let error = CurlErrorText.apiError(code: 35, message: message, host: "127.0.0.1", port: 8080)
+        #expect(error == .invalidResponse("127.0.0.1:8080 does not speak TLS: it answered the https request in plain text; use http:// for it, or the port where it serves https"))
+        #expect(!error.isRetryable)
+        let reset = CurlErrorText.apiError(code: 35, message: "OpenSSL SSL_connect: Connection reset by peer in connection to 127.0.0.1:8080", host: "127.0.0.1", port: 8080)
+        #expect(reset.isRetryable, "\(reset)")
+    }
 }
 #endif

@@ -29,7 +29,7 @@ struct ManifestValidator {
     /// - Throws: `ManifestError` with every problem found.
     static func validate(_ root: JSONValue) throws -> Manifest {
         guard case .object(let top) = root else {
-            throw ManifestError(problems: [ManifestProblem(path: "", message: "the manifest must be a JSON object, not \(root.typeName)", hint: #"start from examples/manifests/fleet.json"#)])
+            throw ManifestError(problems: [ManifestProblem(path: "", message: "the manifest must be a JSON object, not \(root.typeName)", hint: Manifest.smallestManifestHint)])
         }
         try checkSchemaVersion(top["schemaVersion"])
         var v = ManifestValidator()
