@@ -54,6 +54,8 @@ package struct PartialContents: Sendable, Equatable {
     /// Whether every recorded byte is among `onDisk` (a sidecar never names a byte that was
     /// not written).
     package var recordedIsWritten: Bool
+    /// The recorded bytes' ranges (what a next download must never ask the storage host for).
+    package var recordedRanges: [Range<Int64>] = []
 
     /// The shortest run of equal bytes counted as written.
     package static let minimumRun = 32
@@ -70,7 +72,8 @@ package struct PartialContents: Sendable, Equatable {
                 && data[data.startIndex + Int(r.lowerBound)..<data.startIndex + Int(r.upperBound)]
                     .elementsEqual(artifact[artifact.startIndex + Int(r.lowerBound)..<artifact.startIndex + Int(r.upperBound)])
         }
-        return PartialContents(onDisk: matching(data, artifact), recorded: recorded(best.bytes, best.sidecar), recordedIsWritten: written)
+        return PartialContents(onDisk: matching(data, artifact), recorded: recorded(best.bytes, best.sidecar), recordedIsWritten: written,
+                               recordedRanges: ranges.filter { !$0.isEmpty })
     }
 
     private static func recordedRanges(_ bytes: Int64, _ sidecar: PartialSidecar) -> [Range<Int64>] {

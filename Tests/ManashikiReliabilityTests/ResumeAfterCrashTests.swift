@@ -35,12 +35,14 @@ struct ResumeAfterCrashTests {
     /// run finished first (it is then the last run).
     static func interrupt(_ f: SyncFixture, with signal: Int32, generator: inout some RandomNumberGenerator) async throws -> Interruption? {
         let before = f.registry.storageBytesServed
+        f.registry.resetDownloadStatistics()
         let running = try f.start(["sync", "--json"])
-        _ = await running.wait(timeout: 30) { f.registry.openDownloads > 0 }
-        try await Task.sleep(for: .milliseconds(Int.random(in: 300...1500, using: &generator)))
-        let connections = f.registry.openDownloads
-        running.send(signal)
+        // Watched from a thread of its own: a busy cooperative pool (tests running meanwhile)
+        // cannot push the signal past the end of the transfer.
+        let delay = Double(Int.random(in: 300...1500, using: &generator)) / 1000
+        _ = await running.send(signal, when: { f.registry.openDownloads > 0 }, delay: delay)
         let ended = await running.finish(timeout: 30)
+        let connections = f.registry.maxConcurrentDownloads // every connection that ran, an upper bound of those running at the signal
         for _ in 0..<1000 where f.registry.openDownloads > 0 { try await Task.sleep(for: .milliseconds(10)) }
         if f.isInstalledIntact("beta") { return nil }
         #expect(ended.signalled || ended.status == 143, "\(ended.all)")
@@ -58,11 +60,15 @@ struct ResumeAfterCrashTests {
         // enough for parallel parts to be worth adding.
         f.registry.setFault(.slowDrip(chunkBytes: 128 << 10, intervalMilliseconds: 10), modelId: "beta", endpoint: .storage)
         var generator = SystemRandomNumberGenerator()
-        var kept: Int64 = 0, interruptions = 0
+        var kept: Int64 = 0, interruptions = 0, keptRanges: [Range<Int64>] = []
         var served = f.registry.storageBytesServed
         for _ in 0..<times {
-            let before = f.registry.storageBytesServed
-            guard let i = try await interrupt(f, with: signal, generator: &generator) else {
+            let before = f.registry.storageBytesServed, logged = f.registry.requestLog().last?.sequence ?? -1
+            let outcome = try await interrupt(f, with: signal, generator: &generator)
+            // This run, interrupted or not, never asked for a byte the run before it kept.
+            let refetched = Self.requested(f, since: logged, size: Int64(size)).filter { r in keptRanges.contains { $0.overlaps(r) } }
+            #expect(refetched.isEmpty, "asked again for kept bytes: \(refetched) (kept: \(keptRanges))")
+            guard let i = outcome else {
                 served = f.registry.storageBytesServed - before
                 break
             }
@@ -71,22 +77,37 @@ struct ResumeAfterCrashTests {
             #expect(i.contents.onDisk - i.contents.recorded <= inFlight(i),
                     "\(i.contents.onDisk) bytes on disk but only \(i.contents.recorded) kept, with \(i.connections) connection(s) running")
             kept = i.contents.recorded
+            keptRanges = i.contents.recordedRanges
         }
         #expect(interruptions >= 2, "only \(interruptions) interruptions landed mid-transfer")
         f.registry.clearFaults()
         var resumedFrom: Int64 = kept
         if !f.isInstalledIntact("beta") {
-            let before = f.registry.storageBytesServed
+            let before = f.registry.storageBytesServed, logged = f.registry.requestLog().last?.sequence ?? -1
             let final = try await f.run(["sync", "--json"], timeout: 120)
             #expect(final.status == 0, "\(final.all)")
             for _ in 0..<1000 where f.registry.openDownloads > 0 { try await Task.sleep(for: .milliseconds(10)) }
             served = f.registry.storageBytesServed - before
+            let refetched = Self.requested(f, since: logged, size: Int64(size)).filter { r in keptRanges.contains { $0.overlaps(r) } }
+            #expect(refetched.isEmpty, "the last run asked again for kept bytes: \(refetched) (kept: \(keptRanges))")
             resumedFrom = (final.summaryModel("beta")?["resumedFrom"] as? Int).map(Int64.init) ?? 0
         }
         #expect(f.isInstalledIntact("beta"))
         #expect(served == Int64(size) - kept, "the last run was served \(served) bytes of \(size) with \(kept) kept")
         #expect(resumedFrom == kept)
         #expect(PartialFolder.names(in: f.store).isEmpty, "\(PartialFolder.names(in: f.store))")
+    }
+
+    /// The byte ranges of the storage requests logged after sequence number `since` (a
+    /// request without `Range` asks for the whole artifact).
+    static func requested(_ f: SyncFixture, since: Int, size: Int64) -> [Range<Int64>] {
+        f.registry.requestLog().filter { $0.sequence > since && $0.origin == .storage && $0.method == "GET" }.map { request in
+            guard let value = request.header("Range"), value.hasPrefix("bytes=") else { return 0..<size }
+            let bounds = value.dropFirst(6).split(separator: "-", omittingEmptySubsequences: false)
+            let start = Int64(bounds.first ?? "") ?? 0
+            let end = bounds.count > 1 ? Int64(bounds[1]).map { $0 + 1 } ?? size : size
+            return start..<min(max(start, end), size)
+        }
     }
 
     @Test("kill -9 of one stream at random moments, 8 times, then a normal run: every byte written is kept, and the last run is served exactly size − kept")

@@ -30,6 +30,26 @@ extension TransferLedger {
         case readBack(Range<Int64>)
     }
 
+    /// Bytes held for the hash by every transfer of the process (the default `heldPool`).
+    /// Held bytes keep the transport's buffers (`ChunkPool`) out, and transfers share a
+    /// transport: each one's window alone (a quarter of the budget) would let four concurrent
+    /// transfers hold every buffer and wait forever for the frontier's bytes. So all of them
+    /// together hold at most the largest window; beyond it, bytes are read back instead.
+    static let heldInProcess = Locked(0)
+
+    private func reserveHeld(_ count: Int) -> Bool {
+        heldPool.withLock { held in
+            guard held + count <= hashWindow else { return false }
+            held += count
+            return true
+        }
+    }
+
+    func releaseHeld(_ count: Int) {
+        guard count > 0 else { return }
+        heldPool.withLock { $0 -= count }
+    }
+
     private static let readBackQueue = DispatchQueue(label: "manashiki.hash-read-back", qos: .utility, attributes: .concurrent)
 
     /// Bytes hashed so far (a contiguous prefix of the artifact).
@@ -92,7 +112,8 @@ extension TransferLedger {
         if hashed {
             s.hash.hashed += Int64(range.count)
             s.hash.busy = false
-        } else if range.lowerBound >= s.hash.hashed, s.hash.heldBytes + bytes.count <= hashWindow {
+        } else if range.lowerBound >= s.hash.hashed, s.hash.heldBytes + bytes.count <= hashWindow,
+                  reserveHeld(bytes.count) {
             s.hash.held[range.lowerBound] = bytes
             s.hash.heldBytes += bytes.count
         }
@@ -126,6 +147,7 @@ extension TransferLedger {
         state.withLock { s -> HashStep? in
             if s.hash.failure == nil, let bytes = s.hash.held.removeValue(forKey: s.hash.hashed) {
                 s.hash.heldBytes -= bytes.count
+                releaseHeld(bytes.count)
                 return .memory(bytes)
             }
             guard s.hash.failure == nil, let end = s.written.coveredEnd(from: s.hash.hashed), end > s.hash.hashed else {

@@ -59,6 +59,9 @@ final class TransferLedger: @unchecked Sendable {
     let progressCallback: (@Sendable (Int64, Int64?) -> Void)?
     /// The most bytes kept in memory beyond the hashed frontier for the hash (`+Hashing`).
     let hashWindow: Int
+    /// The bytes every transfer sharing it holds for the hash, at most `hashWindow` together
+    /// (`heldInProcess`; a test's own for a test).
+    let heldPool: Locked<Int>
     /// Writes the partial's sidecar on the I/O queue, after flushing the file: the bytes on disk
     /// by parts, or (nil) the partial as written in order (`+Checkpoint`). Nil: nothing is kept.
     let recorder: (@Sendable (ByteRangeSet?) -> Void)?
@@ -69,7 +72,8 @@ final class TransferLedger: @unchecked Sendable {
     /// A ledger for an artifact of `total` bytes (nil: unknown) written into `fd`.
     init(total: Int64?, partSize: Int64 = 8 << 20, fd: Int32 = -1, path: String = "", hashWindow: Int = 0,
          progress: (@Sendable (Int64, Int64?) -> Void)? = nil, recorder: (@Sendable (ByteRangeSet?) -> Void)? = nil,
-         checkpointInterval: UInt64 = TransferLedger.checkpointInterval) {
+         checkpointInterval: UInt64 = TransferLedger.checkpointInterval, heldPool: Locked<Int> = TransferLedger.heldInProcess) {
+        self.heldPool = heldPool
         self.partSize = max(64 << 10, partSize)
         self.fd = fd
         self.path = path
@@ -82,6 +86,9 @@ final class TransferLedger: @unchecked Sendable {
         s.checkpoint.interval = checkpointInterval
         state = Locked(s)
     }
+
+    /// Gives back the bytes still held for the hash (a transfer that failed or was cancelled).
+    deinit { releaseHeld(state.withLock { $0.hash.heldBytes }) }
 
     /// The artifact's size, when known.
     var total: Int64? { state.withLock { $0.total } }
@@ -117,6 +124,7 @@ final class TransferLedger: @unchecked Sendable {
                 guard s.active.keys.allSatisfy({ $0 == part }) else { return nil }
             }
             s.startOvers.append(StartOver(reason: reason, bytesDiscarded: s.written.count))
+            releaseHeld(s.hash.heldBytes)
             s.active.removeAll()
             s.written = ByteRangeSet()
             s.endReached = false

@@ -171,7 +171,8 @@ struct TransferLedgerRecordTests {
         let size = 6 << 20 | 77
         let bytes = Self.artifact(size)
         let file = try File(bytes)
-        let ledger = TransferLedger(total: Int64(size), partSize: 2 << 20, fd: file.fd, path: file.path, hashWindow: window)
+        let ledger = TransferLedger(total: Int64(size), partSize: 2 << 20, fd: file.fd, path: file.path, hashWindow: window,
+                                    heldPool: Locked(0)) // not shared with the transfers of tests running meanwhile
         // Chunks of the second and third parts first, then the first part: the frontier waits at 0.
         let order = [2, 3, 4, 5, 6, 0, 1].map { $0 * Self.chunk..<min(size, ($0 + 1) * Self.chunk) }
         for r in order { Self.write(ledger, bytes, r, part: 1) }
@@ -179,6 +180,26 @@ struct TransferLedgerRecordTests {
         #expect(digest == SHA256Hasher.hash(bytes).hex)
         let beyond = Int64(size - 2 * Self.chunk)
         #expect(ledger.bytesReadBack == max(0, beyond - Int64(window)))
+    }
+
+    @Test("transfers sharing a transport hold at most one window for the hash together (held bytes keep the transport's buffers), and give it back when they end")
+    func sharedWindow() async throws {
+        let size = 4 << 20
+        let bytes = Self.artifact(size)
+        let file = try File(bytes)
+        let pool = Locked(0)
+        var first: TransferLedger? = TransferLedger(total: Int64(size), partSize: 1 << 20, fd: file.fd, path: file.path, hashWindow: 2 << 20, heldPool: pool)
+        let second = TransferLedger(total: Int64(size), partSize: 1 << 20, fd: file.fd, path: file.path, hashWindow: 2 << 20, heldPool: pool)
+        for ledger in [first!, second] {
+            for c in 1..<4 { Self.write(ledger, bytes, c * Self.chunk..<(c + 1) * Self.chunk, part: 1) } // the frontier waits at 0
+        }
+        #expect(pool.current == 2 << 20)
+        #expect(first!.state.withLock { $0.hash.heldBytes } == 2 << 20 && second.state.withLock { $0.hash.heldBytes } == 0)
+        first = nil // a transfer that ended (cancelled) with bytes held
+        #expect(pool.current == 0)
+        Self.write(second, bytes, 0..<Self.chunk, part: 1)
+        #expect(try await second.digest(of: Int64(size)).hex == SHA256Hasher.hash(bytes).hex)
+        #expect(second.bytesReadBack == 3 << 20)
     }
 
     @Test("one stream in order is hashed as it is written: nothing is read back, nothing is held")
