@@ -18,8 +18,10 @@ extension TransferLedger {
         var delivering = false
     }
 
-    /// The total as the storage host declared it (an artifact of unknown size).
-    func declare(total: Int64?) { state.withLock { $0.progress.total = $0.total ?? total } }
+    /// The total as the storage host declared it in an answer: what the closure reports from
+    /// then on (nil when it sends no length, as `downloadModel` documents; before the first
+    /// answer, the expected size).
+    func declare(total: Int64?) { state.withLock { $0.progress.total = total } }
 
     /// Records `value` and claims the delivery when nobody delivers and something is new;
     /// returns the value to deliver (`deliverProgress`), else nil.
