@@ -26,6 +26,7 @@ newer). docs/development.md, "What is verified on Linux only", says so too.
 A platform whose view of a target (and of the targets it depends on) is the same text as one
 already checked is not checked again (iOS and Mac Catalyst usually are).
 """
+import concurrent.futures
 import hashlib
 import os
 import re
@@ -33,6 +34,7 @@ import shutil
 import subprocess
 import sys
 import tempfile
+import threading
 
 HERE = os.path.dirname(os.path.abspath(__file__))
 sys.path.insert(0, HERE)
@@ -140,41 +142,79 @@ def c_module_dirs(root, work):
 
 
 def check(root, platforms, work):
-    """Returns the error lines, each prefixed with its platform."""
+    """Returns the error lines, each prefixed with its platform. Platforms are checked side by
+    side (one worker a core: each swiftc is one process); a target whose view (and whose
+    dependencies' views) another platform already checked, or is checking, is not checked again."""
     local = P.local_module_names(root)
     common = build_stand_ins(work)
     c_modules = c_module_dirs(root, work)
     order = library_targets(root)
-    problems, checked = [], {}
-    for platform in platforms:
-        out_dir = os.path.join(work, platform)
-        os.makedirs(out_dir, exist_ok=True)
-        keys = {}
-        for target, deps in order:
-            files = apple_view(root, target, platform, local)
-            digest = hashlib.sha256("\0".join(k + "\0" + v for k, v in sorted(files.items())).encode())
-            for d in deps:
-                digest.update(keys[d].encode())
-            keys[target] = digest.hexdigest()
-            src = os.path.join(work, "src", platform, target)
-            os.makedirs(src, exist_ok=True)
-            for name, text in files.items():
-                open(os.path.join(src, name), "w", encoding="utf-8").write(text)
-            module = os.path.join(out_dir, target + ".swiftmodule")
-            if keys[target] in checked:
-                shutil.copy(checked[keys[target]], module)
+    views = ViewCache()
+
+    def one(platform):
+        return check_platform(root, platform, work, local, common, c_modules, order, views)
+
+    workers = max(1, min(len(platforms), os.cpu_count() or 1))
+    with concurrent.futures.ThreadPoolExecutor(max_workers=workers) as pool:
+        return [line for lines in pool.map(one, platforms) for line in lines]
+
+
+class ViewCache:
+    """Module files by view key, shared by the platform workers: the first to claim a key checks
+    it, the others wait for its module (and check it themselves if it failed, so that the
+    errors are reported for their platform too)."""
+
+    def __init__(self):
+        self.lock = threading.Lock()
+        self.entries = {}
+
+    def claim(self, key):
+        """(True, entry) when the caller must check `key`; (False, entry) when another did."""
+        with self.lock:
+            if key in self.entries:
+                return False, self.entries[key]
+            entry = {"done": threading.Event(), "module": None}
+            self.entries[key] = entry
+            return True, entry
+
+
+def check_platform(root, platform, work, local, common, c_modules, order, views):
+    """The error lines of one platform's views, in dependency order."""
+    out_dir = os.path.join(work, platform)
+    os.makedirs(out_dir, exist_ok=True)
+    keys, problems = {}, []
+    for target, deps in order:
+        files = apple_view(root, target, platform, local)
+        digest = hashlib.sha256("\0".join(k + "\0" + v for k, v in sorted(files.items())).encode())
+        for d in deps:
+            digest.update(keys[d].encode())
+        keys[target] = digest.hexdigest()
+        src = os.path.join(work, "src", platform, target)
+        os.makedirs(src, exist_ok=True)
+        for name, text in files.items():
+            open(os.path.join(src, name), "w", encoding="utf-8").write(text)
+        module = os.path.join(out_dir, target + ".swiftmodule")
+        owner, entry = views.claim(keys[target])
+        if not owner:
+            entry["done"].wait()
+            if entry["module"]:
+                shutil.copy(entry["module"], module)
                 continue
+        code = None
+        try:
             code, out = swiftc(["-emit-module", "-module-name", target, "-package-name", "manashiki"]
                                + sorted(os.path.join(src, n) for n in files)
                                + ["-I", common, "-I", out_dir, "-I", os.path.join(SDK, "DarwinOnly")] + c_modules + [
                                   "-emit-module-path", module], work)
-            rel = os.path.relpath(src, work) + os.sep
-            problems.extend("[%s] %s" % (platform, l.replace(os.path.join(work, ""), "").replace(rel, "Sources/%s/(%s view) " % (target, platform)))
-                            for l in out)
-            if code != 0 and not out:
-                problems.append("[%s] %s: swiftc failed without a diagnostic" % (platform, target))
-            if code == 0:
-                checked[keys[target]] = module
+        finally:
+            if owner:  # set before the waiters read it; None until it succeeded
+                entry["module"] = module if code == 0 else None
+                entry["done"].set()
+        rel = os.path.relpath(src, work) + os.sep
+        problems.extend("[%s] %s" % (platform, l.replace(os.path.join(work, ""), "").replace(rel, "Sources/%s/(%s view) " % (target, platform)))
+                        for l in out)
+        if code != 0 and not out:
+            problems.append("[%s] %s: swiftc failed without a diagnostic" % (platform, target))
     return problems
 
 
