@@ -17,6 +17,7 @@ extension TransferLedger {
         var busy = false
         /// Written bytes beyond the frontier kept for the hash, by offset.
         var held: [Int64: BytesRef] = [:]
+        /// What they cost the window (`heldCost`: a transport buffer each at least).
         var heldBytes = 0
         /// Bytes read back from the file to be hashed (not kept in memory).
         var readBack: Int64 = 0
@@ -36,6 +37,16 @@ extension TransferLedger {
     /// transfers hold every buffer and wait forever for the frontier's bytes. So all of them
     /// together hold at most the largest window; beyond it, bytes are read back instead.
     static let heldInProcess = Locked(0)
+
+    /// What holding `bytes` costs the window: a whole transport buffer at least, since a short
+    /// chunk (a slow link hands over what arrived every 100 ms) keeps its whole `ChunkPool`
+    /// buffer out. Counted by bytes, 64 short chunks fit a 4 MiB window and held every buffer
+    /// of a 16 MiB pool: the frontier's connection then waited for a buffer forever.
+    static func heldCost(_ bytes: BytesRef) -> Int { max(bytes.count, transportBufferSize) }
+
+    /// The size of a transport's body buffer (`CurlTransfer.chunkSize`, Linux; URLSession's
+    /// chunks are not pooled, and are counted the same to keep one rule).
+    static let transportBufferSize = 512 << 10
 
     private func reserveHeld(_ count: Int) -> Bool {
         heldPool.withLock { held in
@@ -112,10 +123,10 @@ extension TransferLedger {
         if hashed {
             s.hash.hashed += Int64(range.count)
             s.hash.busy = false
-        } else if range.lowerBound >= s.hash.hashed, s.hash.heldBytes + bytes.count <= hashWindow,
-                  reserveHeld(bytes.count) {
+        } else if range.lowerBound >= s.hash.hashed, s.hash.heldBytes + Self.heldCost(bytes) <= hashWindow,
+                  reserveHeld(Self.heldCost(bytes)) {
             s.hash.held[range.lowerBound] = bytes
-            s.hash.heldBytes += bytes.count
+            s.hash.heldBytes += Self.heldCost(bytes)
         }
         guard !s.hash.busy, s.hash.failure == nil, let end = s.written.coveredEnd(from: s.hash.hashed), end > s.hash.hashed else {
             if !s.hash.busy { Self.wakeHashWaiters(&s) }
@@ -146,8 +157,8 @@ extension TransferLedger {
     private func nextHashStep() -> HashStep? {
         state.withLock { s -> HashStep? in
             if s.hash.failure == nil, let bytes = s.hash.held.removeValue(forKey: s.hash.hashed) {
-                s.hash.heldBytes -= bytes.count
-                releaseHeld(bytes.count)
+                s.hash.heldBytes -= Self.heldCost(bytes)
+                releaseHeld(Self.heldCost(bytes))
                 return .memory(bytes)
             }
             guard s.hash.failure == nil, let end = s.written.coveredEnd(from: s.hash.hashed), end > s.hash.hashed else {
