@@ -90,15 +90,20 @@ enum BackgroundInstall {
     static func install(_ name: String, for ticket: BackgroundDownloadTicket, in store: StorageDirectory,
                         stop: () -> Bool) -> Outcome {
         let path = store.partialPath(name)
-        let fd = openat(store.partialFD, name, O_RDWR | O_NOFOLLOW | O_CLOEXEC)
-        guard fd >= 0 else { return errno == ENOENT ? .gone : .failed(.fileSystem(operation: "open", path: path, code: errno)) }
+        let fd: Int32
+        do { fd = try store.partials.openFile(name, flags: O_RDWR) } catch let error as APIError {
+            if case .fileSystem(_, _, let code) = error, code == ENOENT { return .gone }
+            return .failed(error)
+        } catch {
+            return .failed(.fileSystem(operation: "open", path: path, code: POSIX.errnoCode(of: error)))
+        }
         var keep = false, installed = false
         defer {
             if !installed && !keep { store.removePartial(name) }
             close(fd)
         }
         // Locked like every partial in use, so cleaners and foreground downloads leave it alone.
-        guard POSIX.tryLock(fd), store.isStillNamed(name, fd) else {
+        guard FileLock.tryLock(fd), store.isStillNamed(name, fd) else {
             keep = true
             return .held
         }

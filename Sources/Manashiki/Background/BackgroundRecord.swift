@@ -90,23 +90,18 @@ final class BackgroundRecords: @unchecked Sendable {
     /// The store the records describe.
     let store: StorageDirectory
     /// `<store>/.manashiki/background/<session>`.
-    let path: String
-    private let fd: Int32
+    var path: String { folder.path }
+    private let folder: DirectoryHandle
+
+    /// The most bytes of a record read (one is a few hundred bytes, resume data a few KiB).
+    static let maxBytes = 4 << 20
 
     /// Opens (creating) the folder of `sessionIdentifier`'s records in `store`.
     init(store: StorageDirectory, sessionIdentifier: String) throws {
         self.store = store
-        let folder = Self.folderName(for: sessionIdentifier)
-        let layout = store.layout
-        path = layout.backgroundDirectory.appendingPathComponent(folder).path
-        let privateFD = try POSIX.openSubdirectory(store.fd, StoreLayout.metadataFolderName, displayPath: layout.metadataDirectory.path)
-        defer { close(privateFD) }
-        let backgroundFD = try POSIX.openSubdirectory(privateFD, StoreLayout.backgroundFolderName, displayPath: layout.backgroundDirectory.path)
-        defer { close(backgroundFD) }
-        fd = try POSIX.openSubdirectory(backgroundFD, folder, displayPath: path)
+        folder = try store.metadata.directory(StoreLayout.backgroundFolderName, creating: true)
+            .directory(Self.folderName(for: sessionIdentifier), creating: true)
     }
-
-    deinit { close(fd) }
 
     /// The folder of a session: its identifier when that is a plain name (a bundle identifier
     /// is), else `session-<first 16 hex of its SHA-256>`.
@@ -122,7 +117,7 @@ final class BackgroundRecords: @unchecked Sendable {
 
     /// The usable record of `modelId`, if any.
     func record(_ modelId: String) -> BackgroundRecord? {
-        guard let data = FileManager.default.contents(atPath: path + "/" + Self.fileName(modelId)),
+        guard let data = try? folder.read(Self.fileName(modelId), limit: Self.maxBytes),
               case .success(let record) = BackgroundRecord.decode(data), record.ticket.modelId == modelId else { return nil }
         return record
     }
@@ -130,14 +125,21 @@ final class BackgroundRecords: @unchecked Sendable {
     /// Every usable record, by model id. Unreadable ones (a crash cannot leave one: they are
     /// written durably; a damaged disk can) are removed; other format versions are left.
     func all() -> [BackgroundRecord] {
-        let names = (try? FileManager.default.contentsOfDirectory(atPath: path)) ?? []
+        let names = folder.names()
         var found: [BackgroundRecord] = []
         for name in names.sorted() where name.hasSuffix(".json") && !DurableFile.isTemporary(name) {
-            guard let data = FileManager.default.contents(atPath: path + "/" + name) else { continue }
+            let data: Data
+            do {
+                guard let read = try folder.read(name, limit: Self.maxBytes) else { continue }
+                data = read
+            } catch {
+                folder.remove(name) // too large, a FIFO, a symbolic link: not a record this SDK wrote
+                continue
+            }
             switch BackgroundRecord.decode(data) {
             case .success(let record) where Self.fileName(record.ticket.modelId) == name: found.append(record)
             case .failure(.otherFormat): continue
-            default: _ = unlinkat(fd, name, 0)
+            default: folder.remove(name)
             }
         }
         return found
@@ -145,12 +147,12 @@ final class BackgroundRecords: @unchecked Sendable {
 
     /// Writes (replacing) the record of its model.
     func write(_ record: BackgroundRecord) throws {
-        try DurableFile.write(record.encoded(), as: Self.fileName(record.ticket.modelId), in: fd, directoryPath: path)
+        try folder.replace(Self.fileName(record.ticket.modelId), with: record.encoded())
     }
 
     /// Removes the record of `modelId` (best effort).
     func remove(_ modelId: String) {
-        _ = unlinkat(fd, Self.fileName(modelId), 0)
+        folder.remove(Self.fileName(modelId))
     }
 
     /// Removes the record of `modelId` and what it holds: a file awaiting verification.

@@ -56,7 +56,7 @@ extension APIError: LocalizedError, CustomStringConvertible {
         case .caCertificatesUnusable(let detail):
             return "The trusted CA certificates cannot be loaded: \(detail)."
         case .fileSystem(let operation, let path, let code):
-            return "Could not \(operation) \(path): \(Self.errnoText(code)). \(Self.fileSystemHint(code))"
+            return "Could not \(operation) \(path): \(Self.errnoText(code)). \(Self.fileSystemHint(code, path: path, operation: operation))"
         case .proxy(let failure):
             return failure.description
         }
@@ -75,14 +75,20 @@ extension APIError: LocalizedError, CustomStringConvertible {
         }
     }
 
-    /// What to do about a file-system failure.
-    static func fileSystemHint(_ code: Int32) -> String {
+    /// What to do about a file-system failure (`path` tells a model file from the package's
+    /// own files, which no person is expected to put there).
+    static func fileSystemHint(_ code: Int32, path: String = "", operation: String = "") -> String {
+        let model = path.hasSuffix(".bin")
         switch code {
         case ENOSPC, EDQUOT: return "Free up disk space (the download needs room for a temporary copy) and try again."
         case EACCES, EPERM: return "Give this process write permission to the storage directory, or choose another with storageDirectory:."
         case EROFS: return "The storage directory is on a read-only file system; choose a writable one."
-        case ELOOP: return "A symbolic link is in the way; the storage directory and its model files must not be symlinks pointing elsewhere."
-        case EISDIR: return "A directory stands where the model file should be; remove or rename it."
+        case ELOOP: return "A symbolic link is in the way; the storage directory, its .manashiki folder and the files in them are never reached through a symbolic link: replace the link with a real directory or remove it."
+        case EISDIR: return model ? "A directory stands where the model file should be; remove or rename it."
+            : "A directory stands where this file should be; remove or rename it (it is written again)."
+        case EFBIG: return "This is not a file this library wrote (the limits are in docs/reliability.md); move it away, and it is written again."
+        case EINVAL where operation.contains("not a regular file"):
+            return "Something other than a regular file (a FIFO, a device, a socket) stands there; remove it."
         default: return "Check the storage directory exists and is writable."
         }
     }

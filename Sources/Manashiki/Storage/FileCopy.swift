@@ -38,13 +38,15 @@ package enum FileCopy {
     /// - Throws: `APIError.fileSystem` naming the path; `APIError.bodyTooLong`.
     package static func copy(from sourcePath: String, into directoryFD: Int32, name: String, displayPath: String,
                              maxSize: Int64?) throws -> Copied {
-        let source = try POSIX.call("open", sourcePath) { open(sourcePath, O_RDONLY | O_NOFOLLOW | O_CLOEXEC) }
+        // Non-blocking and refused unless regular before a byte is read: a FIFO or a device
+        // planted as a blob would otherwise hang the open for ever.
+        let source: Int32
+        do { source = try RegularFile.open(sourcePath, followingLinks: false) } catch {
+            throw error.apiError("read", path: sourcePath, followingLinks: false)
+        }
         defer { close(source) }
         var info = stat()
         try POSIX.call("inspect", sourcePath) { fstat(source, &info) }
-        guard (info.st_mode & S_IFMT) == S_IFREG else {
-            throw APIError.fileSystem(operation: "read (not a regular file)", path: sourcePath, code: EINVAL)
-        }
         if let maxSize, Int64(info.st_size) > maxSize { throw APIError.bodyTooLong(expected: maxSize) }
         var created = false
         var fd: Int32 = -1
@@ -52,20 +54,31 @@ package enum FileCopy {
             // A copy-on-write clone where the platform and file system have one (APFS).
             if FileClone.clone(source, into: directoryFD, name: name) {
                 created = true
-                fd = try POSIX.call("open", displayPath) { openat(directoryFD, name, O_RDWR | O_NOFOLLOW | O_CLOEXEC) }
-                _ = POSIX.tryLock(fd)
+                fd = try open(name, in: directoryFD, flags: O_RDWR, creating: nil, displayPath: displayPath)
+                _ = FileLock.tryLock(fd)
                 let (sha, size) = try hash(fd, path: displayPath, maxSize: maxSize)
                 return Copied(fd: fd, sha256: sha, size: size, method: "clonefile")
             }
-            fd = try POSIX.call("create", displayPath) { openat(directoryFD, name, O_RDWR | O_CREAT | O_EXCL | O_NOFOLLOW | O_CLOEXEC, 0o644) }
+            fd = try open(name, in: directoryFD, flags: O_RDWR | O_EXCL, creating: 0o644, displayPath: displayPath)
             created = true
-            _ = POSIX.tryLock(fd)
+            _ = FileLock.tryLock(fd)
             let (sha, size, method) = try copyAndHash(source, sourcePath: sourcePath, to: fd, path: displayPath, maxSize: maxSize)
             return Copied(fd: fd, sha256: sha, size: size, method: method)
         } catch {
             if fd >= 0 { close(fd) }
             if created { _ = unlinkat(directoryFD, name, 0) }
             throw error
+        }
+    }
+
+    /// Opens (or creates, `O_EXCL`) the new file `name` in `directoryFD`, never through a
+    /// symbolic link (`RegularFile`, as `DirectoryHandle.openFile` does).
+    private static func open(_ name: String, in directoryFD: Int32, flags: Int32, creating permissions: mode_t?,
+                             displayPath: String) throws -> Int32 {
+        do {
+            return try RegularFile.open(name, in: directoryFD, flags: flags, followingLinks: false, creating: permissions)
+        } catch {
+            throw error.apiError(permissions == nil ? "open" : "create", path: displayPath, followingLinks: false)
         }
     }
 
@@ -80,6 +93,8 @@ package enum FileCopy {
         var offset: Int64 = 0
         var kernelCopy = true
         while true {
+            // A cancelled run (SIGTERM) stops between blocks; the new file is removed.
+            if Task.isCancelled { throw CancellationError() }
             var n = 0
             if kernelCopy {
                 var inOffset = offset, outOffset = offset
@@ -118,8 +133,9 @@ package enum FileCopy {
     /// Hashes a whole file (a clone, a finished background download) from the start
     /// (`FileDigest`), reading at most one byte past `maxSize`.
     /// - Parameter stop: asked before each 4 MiB block; true stops the hash with
-    ///   `CancellationError` (a background install whose time ran out; see `BackgroundInstall`).
-    static func hash(_ fd: Int32, path: String, maxSize: Int64?, stop: () -> Bool = { false }) throws -> (String, Int64) {
+    ///   `CancellationError` (a cancelled task by default; a background install whose time ran
+    ///   out, see `BackgroundInstall`).
+    static func hash(_ fd: Int32, path: String, maxSize: Int64?, stop: () -> Bool = { Task.isCancelled }) throws -> (String, Int64) {
         let hasher = SHA256Hasher()
         let size: Int64
         do {

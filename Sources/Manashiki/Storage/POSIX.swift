@@ -27,14 +27,6 @@ package enum POSIX {
         try call("open directory", path) { open(path, O_RDONLY | O_DIRECTORY | O_NOFOLLOW | O_CLOEXEC) }
     }
 
-    /// Opens (creating if needed) the directory `name` inside `parent`, refusing symlinks.
-    package static func openSubdirectory(_ parent: Int32, _ name: String, displayPath: String) throws -> Int32 {
-        if mkdirat(parent, name, 0o755) != 0 && errno != EEXIST {
-            throw APIError.fileSystem(operation: "create directory", path: displayPath, code: errno)
-        }
-        return try call("open directory", displayPath) { openat(parent, name, O_RDONLY | O_DIRECTORY | O_NOFOLLOW | O_CLOEXEC) }
-    }
-
     /// Writes all of `buffer` at the current offset, retrying partial writes.
     package static func writeAll(_ fd: Int32, _ buffer: UnsafeRawBufferPointer, path: String) throws {
         var offset = 0
@@ -83,38 +75,6 @@ package enum POSIX {
 
     /// Whether `info` describes a regular file.
     package static func isRegular(_ info: stat) -> Bool { (info.st_mode & S_IFMT) == S_IFREG }
-
-    /// Tries to take an exclusive `flock` without waiting; true when taken.
-    package static func tryLock(_ fd: Int32) -> Bool { flock(fd, LOCK_EX | LOCK_NB) == 0 }
-
-    /// What `lock(_:waitingUpTo:)` found.
-    package enum LockOutcome: Equatable, Sendable {
-        /// The lock is ours.
-        case locked
-        /// Another open file description held it for the whole wait.
-        case held
-        /// The file system does not lock (some network mounts answer `ENOLCK`); the errno.
-        case unsupported(Int32)
-    }
-
-    /// Takes an exclusive `flock` (a shared one when `exclusive` is false), polling every 10 ms
-    /// for up to `wait`.
-    ///
-    /// Never ask for no wait on a lock this program may just have released: a child process
-    /// spawned in the meantime by any thread holds a copy of every descriptor until it
-    /// `exec`s (`O_CLOEXEC` closes them only then), and with it the lock.
-    package static func lock(_ fd: Int32, waitingUpTo wait: Duration, exclusive: Bool = true) -> LockOutcome {
-        let clock = ContinuousClock()
-        let deadline = clock.now + wait
-        while flock(fd, (exclusive ? LOCK_EX : LOCK_SH) | LOCK_NB) != 0 {
-            let code = errno
-            if code == EINTR { continue }
-            guard code == EWOULDBLOCK || code == EAGAIN else { return .unsupported(code) }
-            guard clock.now < deadline else { return .held }
-            usleep(10_000)
-        }
-        return .locked
-    }
 
     /// The `errno` behind a Foundation error (POSIX domain, an underlying POSIX error, or the
     /// Cocoa file errors), or `EIO`.

@@ -26,6 +26,9 @@ package struct PartialSidecar: Sendable, Hashable, Codable {
     package static let currentFormatVersion = 2
     /// The older format this SDK still reads (no `parts`).
     package static let previousFormatVersion = 1
+    /// The most bytes of a sidecar read (one is a few hundred bytes; a parallel transfer's
+    /// parts add about 25 bytes each): a larger file is not one this SDK wrote.
+    package static let maxBytes = 1 << 20
 
     /// The format version (decoded first; other values are not used).
     package var formatVersion: Int

@@ -31,21 +31,11 @@ extension StorageDirectory {
     }
 
     /// The usable sidecar of partial `name`, or nil.
-    func sidecar(of name: String) -> PartialSidecar? { Self.sidecar(of: name, in: partialFD) }
+    func sidecar(of name: String) -> PartialSidecar? { Self.sidecar(of: name, in: partials) }
 
-    private static func sidecar(of name: String, in folder: Int32) -> PartialSidecar? {
-        let fd = openat(folder, StoreLayout.sidecarName(of: name), O_RDONLY | O_NOFOLLOW | O_CLOEXEC)
-        guard fd >= 0 else { return nil }
-        defer { close(fd) }
-        var data = Data()
-        var buffer = [UInt8](repeating: 0, count: 4096)
-        while data.count < 64 << 10 {
-            let n = buffer.withUnsafeMutableBytes { read(fd, $0.baseAddress, $0.count) }
-            if n < 0 && errno == EINTR { continue }
-            guard n > 0 else { break }
-            data.append(contentsOf: buffer[0..<n])
-        }
-        guard case .success(let sidecar) = PartialSidecar.decode(data), sidecar.modelId == StoreLayout.modelId(ofPartial: name) else { return nil }
+    private static func sidecar(of name: String, in folder: DirectoryHandle) -> PartialSidecar? {
+        guard let data = try? folder.read(StoreLayout.sidecarName(of: name), limit: PartialSidecar.maxBytes),
+              case .success(let sidecar) = PartialSidecar.decode(data), sidecar.modelId == StoreLayout.modelId(ofPartial: name) else { return nil }
         return sidecar
     }
 
@@ -77,15 +67,12 @@ extension StorageDirectory {
     /// meanwhile still holds a copy of its descriptor. Cleaners do not wait: they pass over
     /// every live download's partial, and would wait for each.
     private func lockPartial(_ name: String, grace: Duration = .zero) -> Int32? {
-        let fd = openat(partialFD, name, O_RDWR | O_NOFOLLOW | O_CLOEXEC)
-        guard fd >= 0 else { return nil }
-        guard POSIX.lock(fd, waitingUpTo: grace) == .locked, isStillNamed(name, fd) else { close(fd); return nil }
+        guard let fd = try? partials.openFile(name, flags: O_RDWR) else { return nil }
+        guard FileLock.lock(fd, waitingUpTo: grace) == .locked, isStillNamed(name, fd) else { close(fd); return nil }
         return fd
     }
 
-    private func partialNames() -> [String] {
-        (try? FileManager.default.contentsOfDirectory(atPath: partialPath(""))) ?? []
-    }
+    private func partialNames() -> [String] { partials.names() }
 
     /// Size and modification time of an open partial (`FileIdentity` reads the `stat`).
     private static func info(_ fd: Int32) -> (bytes: Int64, modified: Date)? {
@@ -176,29 +163,25 @@ extension StorageDirectory {
     }
 
     /// The partial downloads on disk (read only; held ones are reported as in use).
-    package func keptPartials() -> [KeptPartial] { Self.keptPartials(inFolder: partialFD, path: partialPath("")) }
+    package func keptPartials() -> [KeptPartial] { Self.keptPartials(inFolder: partials) }
 
     /// The partial downloads in `layout`'s store without opening it as a `StorageDirectory`:
     /// creates nothing and removes nothing (for `status` and `verify`, which only look).
     package static func keptPartials(in layout: StoreLayout) -> [KeptPartial] {
-        let folder = open(layout.partialDirectory.path, O_RDONLY | O_DIRECTORY | O_NOFOLLOW | O_CLOEXEC)
-        guard folder >= 0 else { return [] }
-        defer { close(folder) }
-        return keptPartials(inFolder: folder, path: layout.partialDirectory.path)
+        guard let folder = try? layout.openMetadataFolder(StoreLayout.partialFolderName, creating: false) else { return [] }
+        return keptPartials(inFolder: folder)
     }
 
-    private static func keptPartials(inFolder folder: Int32, path: String) -> [KeptPartial] {
+    private static func keptPartials(inFolder folder: DirectoryHandle) -> [KeptPartial] {
         var result: [KeptPartial] = []
-        for name in (try? FileManager.default.contentsOfDirectory(atPath: path)) ?? [] where StoreLayout.isPartialName(name) {
-            guard let id = StoreLayout.modelId(ofPartial: name) else { continue }
-            let fd = openat(folder, name, O_RDONLY | O_NOFOLLOW | O_CLOEXEC)
-            guard fd >= 0 else { continue }
+        for name in folder.names() where StoreLayout.isPartialName(name) {
+            guard let id = StoreLayout.modelId(ofPartial: name), let fd = try? folder.openFile(name) else { continue }
             defer { close(fd) }
             guard let info = info(fd) else { continue }
             // The same grace as a resume: a partial this process kept an instant ago is not "in
             // use" because a child spawned meanwhile holds a copy of its descriptor.
-            let free = POSIX.lock(fd, waitingUpTo: StorageDirectory.lockGrace) != .held
-            if free { _ = flock(fd, LOCK_UN) }
+            let free = FileLock.lock(fd, waitingUpTo: StorageDirectory.lockGrace) != .held
+            if free { FileLock.unlock(fd) }
             let sidecar = sidecar(of: name, in: folder)
             result.append(KeptPartial(name: name, modelId: id, bytes: info.bytes, size: sidecar?.size,
                                       sha256: sidecar?.sha256, modified: info.modified, inUse: !free))

@@ -16,10 +16,16 @@ import Darwin
 package final class StorageDirectory: @unchecked Sendable {
     /// The storage directory.
     package let url: URL
+    /// The storage directory, opened (`DirectoryHandle`).
+    package let root: DirectoryHandle
+    /// `.manashiki`, opened.
+    package let metadata: DirectoryHandle
+    /// `.manashiki/partial`, opened.
+    package let partials: DirectoryHandle
     /// Descriptor of the storage directory.
-    package let fd: Int32
+    package var fd: Int32 { root.fd }
     /// Descriptor of `.manashiki/partial`.
-    package let partialFD: Int32
+    package var partialFD: Int32 { partials.fd }
 
     /// The paths inside the storage directory.
     package let layout: StoreLayout
@@ -30,28 +36,13 @@ package final class StorageDirectory: @unchecked Sendable {
     package init(url: URL, removingAbandonedPartials: Bool = true) throws {
         self.url = url
         layout = StoreLayout(directory: url)
-        let path = url.path
         do {
-            try FileManager.default.createDirectory(at: url, withIntermediateDirectories: true)
-        } catch {
-            var isDir: ObjCBool = false
-            if !FileManager.default.fileExists(atPath: path, isDirectory: &isDir) {
-                throw APIError.fileSystem(operation: "create directory", path: path, code: POSIX.errnoCode(of: error))
-            }
+            root = try DirectoryHandle.open(url, creating: true)
+        } catch APIError.fileSystem(_, let path, let code) where code == ELOOP || code == ENOTDIR {
+            throw APIError.fileSystem(operation: "use storage directory", path: path, code: code)
         }
-        do {
-            fd = try POSIX.openDirectory(path)
-        } catch APIError.fileSystem(_, _, let code) where code == ELOOP || code == ENOTDIR {
-            throw APIError.fileSystem(operation: "use storage directory", path: path, code: ELOOP)
-        }
-        do {
-            let privateFD = try POSIX.openSubdirectory(fd, StoreLayout.metadataFolderName, displayPath: layout.metadataDirectory.path)
-            defer { close(privateFD) }
-            partialFD = try POSIX.openSubdirectory(privateFD, StoreLayout.partialFolderName, displayPath: layout.partialDirectory.path)
-        } catch {
-            close(fd)
-            throw error
-        }
+        metadata = try root.directory(StoreLayout.metadataFolderName, creating: true)
+        partials = try metadata.directory(StoreLayout.partialFolderName, creating: true)
         FileMetadata.excludeFromBackup(layout.metadataDirectory) // partials can be fetched again
         if removingAbandonedPartials { abandonedPartialsRemoved = removeAbandonedPartials(olderThan: nil) }
     }
@@ -65,11 +56,6 @@ package final class StorageDirectory: @unchecked Sendable {
         var open = stat(), named = stat()
         guard fstat(fd, &open) == 0, fstatat(partialFD, name, &named, AT_SYMLINK_NOFOLLOW) == 0 else { return false }
         return open.st_ino == named.st_ino && open.st_dev == named.st_dev && open.st_nlink > 0
-    }
-
-    deinit {
-        close(partialFD)
-        close(fd)
     }
 
     /// The URL of `<modelId>.bin`.
@@ -94,7 +80,7 @@ package final class StorageDirectory: @unchecked Sendable {
             // Held until the file is installed or removed, so cleaners know it is live. A
             // cleaner may have locked and unlinked the new file between openat and flock: then
             // the name no longer refers to it, and we start again with another name.
-            guard POSIX.tryLock(fd), isStillNamed(name, fd) else {
+            guard FileLock.tryLock(fd), isStillNamed(name, fd) else {
                 close(fd)
                 continue
             }

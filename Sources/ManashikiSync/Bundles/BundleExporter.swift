@@ -110,7 +110,7 @@ public enum BundleExporter {
     ///
     /// `lockTimeout` is not zero by default: a process spawned elsewhere in this program holds
     /// a copy of every descriptor until it `exec`s, so a lock released an instant ago can still
-    /// look held for a moment (`POSIX.lock(_:waitingUpTo:)`).
+    /// look held for a moment (`FileLock`).
     /// - Throws: `ArtifactFileError` when nothing can be exported at all (no usable state, an
     ///   index of a newer format or that is not a bundle index, an unwritable bundle
     ///   directory); `BundleBusy` when another export held the bundle for `lockTimeout`.
@@ -118,14 +118,13 @@ public enum BundleExporter {
                               lockTimeout: Duration = .seconds(2)) throws -> Report {
         var report = Report()
         let candidates = try exportable(store: store, selection: selection, includePrivate: includePrivate, failures: &report.failures)
-        let (bundleFD, blobFD) = try openLocked(bundle, lockTimeout: lockTimeout)
-        defer { close(blobFD); close(bundleFD) }
-        let existing = try existingIndex(bundle)
-        report.removedTemporaries = removeTemporaries(bundle, blobFD: blobFD, bundleFD: bundleFD)
+        let (root, blobs) = try openLocked(bundle, lockTimeout: lockTimeout)
+        let existing = try existingIndex(bundle, in: root)
+        report.removedTemporaries = removeTemporaries(bundle, blobs: blobs, root: root)
 
         var damaged = Set<String>()
         for artifact in candidates {
-            place(artifact, from: store, into: bundle, blobFD: blobFD, report: &report, damaged: &damaged)
+            place(artifact, from: store, into: bundle, blobs: blobs, report: &report, damaged: &damaged)
         }
         // Entries of the old index stay when their blob is still there with the recorded size;
         // new facts win.
@@ -133,12 +132,12 @@ public enum BundleExporter {
         let freshKeys = Set(fresh.map { "\($0.modelId) \($0.sha256)" })
         let kept = existing.filter { entry in
             guard !freshKeys.contains("\(entry.modelId) \(entry.sha256)"), !damaged.contains(entry.sha256),
-                  let info = POSIX.lstatInfo(bundle.blob(entry.sha256).path) else { return false }
+                  let info = blobs.info(entry.sha256) else { return false }
             return POSIX.isRegular(info) && Int64(info.st_size) == entry.size
         }
         report.index = BundleIndex(models: kept + fresh)
         do {
-            try DurableFile.write(try report.index.encoded(), as: BundleLayout.indexName, in: bundleFD, directoryPath: bundle.directory.path)
+            try root.replace(BundleLayout.indexName, with: try report.index.encoded())
         } catch {
             throw ArtifactFileError(location: bundle.indexFile.path, message: "cannot be written (\(SyncFailure(error).message))",
                                     hint: "check free space and permissions on the bundle's volume")
@@ -146,35 +145,35 @@ public enum BundleExporter {
         return report
     }
 
-    /// Creates the bundle's directories and opens them, the bundle's locked (the caller closes
-    /// both descriptors). An existing index must be readable: never overwrite one of a newer
-    /// format, or a file that is not a bundle index at all (the wrong directory); checked
-    /// before anything is created (and by the caller again, under the lock).
-    private static func openLocked(_ bundle: BundleLayout, lockTimeout: Duration) throws -> (bundle: Int32, blobs: Int32) {
-        _ = try existingIndex(bundle)
+    /// Creates the bundle's directories and opens them (`DirectoryHandle`: `blobs` and
+    /// `blobs/sha256` are created and opened through the bundle's descriptor, never through a
+    /// symbolic link), the bundle's locked for as long as the returned root is open. An existing
+    /// index must be readable: never overwrite one of a newer format, or a file that is not a
+    /// bundle index at all (the wrong directory); checked before anything is created (and by
+    /// the caller again, under the lock).
+    private static func openLocked(_ bundle: BundleLayout, lockTimeout: Duration) throws -> (root: DirectoryHandle, blobs: DirectoryHandle) {
+        if let existing = try? DirectoryHandle.open(bundle.directory, creating: false) { _ = try existingIndex(bundle, in: existing) }
         if let info = POSIX.lstatInfo(bundle.directory.path), ![S_IFDIR, S_IFLNK].contains(info.st_mode & S_IFMT) {
             throw ArtifactFileError(location: bundle.directory.path, message: "exists and is not a directory",
                                     hint: "choose a directory for the bundle (a new path is created)")
         }
-        do {
-            try FileManager.default.createDirectory(at: bundle.blobDirectory, withIntermediateDirectories: true)
-        } catch {
-            throw ArtifactFileError(location: bundle.blobDirectory.path, message: "cannot be created (\(String(cString: strerror(POSIX.errnoCode(of: error)))))",
+        let root: DirectoryHandle
+        do { root = try DirectoryHandle.open(bundle.directory, creating: true) } catch APIError.fileSystem(_, _, let code) where code != ELOOP {
+            throw ArtifactFileError(location: bundle.directory.path, message: "cannot be created (\(String(cString: strerror(code))))",
                                     hint: "check the path and that this user may write there")
-        }
-        let bundleFD: Int32
-        do { bundleFD = try POSIX.openDirectory(bundle.directory.path) } catch {
+        } catch {
             throw ArtifactFileError(location: bundle.directory.path, message: "cannot be opened (a symbolic link or not a directory)",
                                     hint: "use a real directory for the bundle")
         }
         // Any failure other than "held" is a file system without locks (some network mounts
         // answer ENOLCK): the export goes ahead unlocked rather than never.
-        if POSIX.lock(bundleFD, waitingUpTo: lockTimeout) == .held {
-            close(bundleFD)
-            throw BundleBusy(directory: bundle.directory.path)
-        }
-        do { return (bundleFD, try POSIX.openDirectory(bundle.blobDirectory.path)) } catch {
-            close(bundleFD)
+        if FileLock.lock(root.fd, waitingUpTo: lockTimeout) == .held { throw BundleBusy(directory: bundle.directory.path) }
+        do {
+            return (root, try root.directory("blobs", creating: true).directory("sha256", creating: true))
+        } catch APIError.fileSystem(_, let path, let code) where code != ELOOP && code != ENOTDIR {
+            throw ArtifactFileError(location: path, message: "cannot be created (\(String(cString: strerror(code))))",
+                                    hint: "check the path and that this user may write there")
+        } catch {
             throw ArtifactFileError(location: bundle.blobDirectory.path, message: "cannot be opened (a symbolic link or not a directory)",
                                     hint: "use a real directory for the bundle")
         }
@@ -182,11 +181,11 @@ public enum BundleExporter {
 
     /// Puts one artifact's blob in the bundle: an intact one stays, a damaged one is replaced
     /// (or removed when the store cannot replace it), a missing one is copied.
-    private static func place(_ artifact: PinnedArtifact, from store: StoreLayout, into bundle: BundleLayout, blobFD: Int32,
+    private static func place(_ artifact: PinnedArtifact, from store: StoreLayout, into bundle: BundleLayout, blobs: DirectoryHandle,
                               report: inout Report, damaged: inout Set<String>) {
         let blobPath = bundle.blob(artifact.sha256).path
         var repair: Repair?
-        if let info = POSIX.lstatInfo(blobPath) {
+        if let info = blobs.info(artifact.sha256) {
             switch verifyExisting(artifact, path: blobPath, info: info) {
             case .intact:
                 report.present.append(artifact)
@@ -202,7 +201,7 @@ public enum BundleExporter {
             }
         }
         do {
-            try copyBlob(artifact, from: store.modelFile(artifact.modelId).path, into: blobFD, bundle: bundle)
+            try copyBlob(artifact, from: store.modelFile(artifact.modelId).path, into: blobs.fd, bundle: bundle)
             report.copied.append(artifact)
             report.bytesCopied += artifact.size
             if let repair { report.repaired.append(repair) }
@@ -215,7 +214,7 @@ public enum BundleExporter {
             // The damaged blob is worth nothing (every reader rejects it): it goes, so the
             // bundle does not claim to hold the artifact.
             repair.replaced = false
-            let code = unlinkat(blobFD, artifact.sha256, 0) == 0 ? 0 : errno
+            let code = blobs.remove(artifact.sha256)
             let removed = code == 0 || code == ENOENT
             report.repaired.append(repair)
             damaged.insert(artifact.sha256)
@@ -247,15 +246,17 @@ public enum BundleExporter {
         }
     }
 
-    /// The entries of the bundle's current index (none when there is no index yet).
+    /// The entries of the bundle's current index (none when there is no index yet), read
+    /// through the bundle's descriptor with the index's size limit.
     /// - Throws: `ArtifactFileError` for an index this version must not overwrite.
-    static func existingIndex(_ bundle: BundleLayout) throws -> [PinnedArtifact] {
-        guard let data = FileManager.default.contents(atPath: bundle.indexFile.path) else {
-            guard POSIX.lstatInfo(bundle.indexFile.path) == nil else {
-                throw ArtifactFileError(location: bundle.indexFile.path, message: "exists but cannot be read",
-                                        hint: "check its permissions; export never overwrites an index it cannot read")
-            }
-            return []
+    static func existingIndex(_ bundle: BundleLayout, in root: DirectoryHandle) throws -> [PinnedArtifact] {
+        let data: Data
+        do {
+            guard let read = try root.read(BundleLayout.indexName, limit: BundleIndex.maxBytes) else { return [] }
+            data = read
+        } catch {
+            throw ArtifactFileError(location: bundle.indexFile.path, message: "exists but cannot be read (\(SyncFailure(error).message))",
+                                    hint: "check its permissions; export never overwrites an index it cannot read")
         }
         do { return try BundleIndex.decode(data, location: bundle.indexFile.path).models } catch var error as ArtifactFileError {
             if case .other = error.cause {
@@ -290,19 +291,18 @@ public enum BundleExporter {
 
     /// Removes the temporary files an interrupted export left (blob copies and index writes)
     /// that no live process holds; returns their paths relative to the bundle.
-    static func removeTemporaries(_ bundle: BundleLayout, blobFD: Int32, bundleFD: Int32) -> [String] {
+    static func removeTemporaries(_ bundle: BundleLayout, blobs: DirectoryHandle, root: DirectoryHandle) -> [String] {
         var removed: [String] = []
-        func sweep(_ fd: Int32, _ directory: URL, prefix: String, _ isTemporary: (String) -> Bool) {
-            for name in (try? FileManager.default.contentsOfDirectory(atPath: directory.path)) ?? [] where isTemporary(name) {
-                let file = openat(fd, name, O_RDONLY | O_NOFOLLOW | O_CLOEXEC | O_NONBLOCK)
-                guard file >= 0 else { continue }
-                let free = POSIX.tryLock(file)
-                if free, unlinkat(fd, name, 0) == 0 { removed.append(prefix + name) }
+        func sweep(_ folder: DirectoryHandle, prefix: String, _ isTemporary: (String) -> Bool) {
+            for name in folder.names() where isTemporary(name) {
+                guard let file = try? folder.openFile(name) else { continue }
+                let free = FileLock.tryLock(file)
+                if free, folder.remove(name) == 0 { removed.append(prefix + name) }
                 close(file)
             }
         }
-        sweep(blobFD, bundle.blobDirectory, prefix: BundleLayout.blobPath("")) { isBlobTemporary($0) }
-        sweep(bundleFD, bundle.directory, prefix: "") { $0.hasPrefix(BundleLayout.indexName + DurableFile.temporaryInfix) }
+        sweep(blobs, prefix: BundleLayout.blobPath("")) { isBlobTemporary($0) }
+        sweep(root, prefix: "") { $0.hasPrefix(BundleLayout.indexName + DurableFile.temporaryInfix) }
         return removed.sorted()
     }
 

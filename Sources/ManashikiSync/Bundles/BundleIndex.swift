@@ -1,5 +1,13 @@
 import Foundation
 import Manashiki
+import ManashikiCore
+#if canImport(Glibc)
+import Glibc
+#elseif canImport(Musl)
+import Musl
+#elseif canImport(Darwin)
+import Darwin
+#endif
 
 /// A bundle's `index.json`: which artifacts the bundle holds, with the record facts an
 /// offline plan needs. Format version 1:
@@ -13,6 +21,9 @@ import Manashiki
 public struct BundleIndex: Sendable, Hashable, Codable {
     /// The format this library reads and writes.
     public static let currentFormatVersion = 1
+    /// The most bytes of an index read, from a directory or a mirror (about 40,000 entries):
+    /// checked on the file's size or the declared length, then while reading.
+    public static let maxBytes = 16 << 20
 
     /// The format version.
     public var formatVersion: Int
@@ -51,14 +62,32 @@ public struct BundleIndex: Sendable, Hashable, Codable {
         return index
     }
 
-    /// Reads `<bundle>/index.json`.
-    /// - Throws: `ArtifactFileError` (missing, unreadable, newer format, invalid entry).
+    /// Reads `<bundle>/index.json`: opened non-blocking and refused unless it is a regular
+    /// file (a FIFO planted there cannot hang the run), at most `maxBytes` read.
+    /// - Throws: `ArtifactFileError` (missing, unreadable, not a regular file, too large, newer
+    ///   format, invalid entry).
     public static func read(_ layout: BundleLayout) throws -> BundleIndex {
         let path = layout.indexFile.path
-        guard let data = FileManager.default.contents(atPath: path) else {
+        let hint = "point the source at a directory written by \(Remedy.export(to: "DIR"))"
+        let fd: Int32
+        do { fd = try RegularFile.open(path) } catch {
             let exists = FileManager.default.fileExists(atPath: layout.directory.path)
-            throw ArtifactFileError(location: path, message: exists ? "is missing or unreadable" : "the bundle directory does not exist",
-                                    hint: "point the source at a directory written by \(Remedy.export(to: "DIR"))")
+            switch error {
+            case .system(ENOENT): throw ArtifactFileError(location: path, message: exists ? "is missing" : "the bundle directory does not exist", hint: hint)
+            default: throw ArtifactFileError(location: path, message: "cannot be read (\(error.reason))", hint: hint)
+            }
+        }
+        defer { close(fd) }
+        let data: Data
+        do {
+            let (read, size) = try RegularFile.read(fd, limit: maxBytes)
+            guard let read else {
+                throw ArtifactFileError(location: path, message: "is \(ByteSize.text(size)), over the \(ByteSize.text(Int64(maxBytes))) an index may be",
+                                        hint: "this is not an index \(Remedy.export(to: nil)) wrote; " + hint)
+            }
+            data = read
+        } catch let error as RegularFile.OpenError {
+            throw ArtifactFileError(location: path, message: "cannot be read (\(error.reason))", hint: hint)
         }
         return try decode(data, location: path)
     }

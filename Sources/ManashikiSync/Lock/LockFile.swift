@@ -1,5 +1,12 @@
 import Foundation
 import Manashiki
+#if canImport(Glibc)
+import Glibc
+#elseif canImport(Musl)
+import Musl
+#elseif canImport(Darwin)
+import Darwin
+#endif
 
 /// `manashiki.lock.json`: the exact artifacts a manifest resolved to, for reproducible syncs
 /// (`manashiki-sync lock`, `sync --locked`, `lock --check`). Format version 1:
@@ -52,12 +59,19 @@ public struct LockFile: Sendable, Hashable, Codable {
         return lock
     }
 
-    /// Reads the lock at `url`.
-    /// - Throws: `ArtifactFileError` (missing, unreadable, newer format, invalid entry).
+    /// The most bytes of a lock file read (about 1 KiB a model).
+    public static let maxBytes = 16 << 20
+
+    /// Reads the lock at `url` (non-blocking, refused unless a regular file, at most `maxBytes`).
+    /// - Throws: `ArtifactFileError` (missing, unreadable, too large, newer format, invalid entry).
     public static func read(_ url: URL) throws -> LockFile {
-        guard let data = FileManager.default.contents(atPath: url.path) else {
+        let data: Data
+        do { data = try RegularFile.contents(url.path, limit: maxBytes) } catch APIError.fileSystem(_, _, let code) where code == ENOENT {
             throw ArtifactFileError(location: url.path, message: "no lock file here",
                                     hint: "run \(Remedy.lock) to write one beside the manifest, or pass \(Remedy.lockFilePath)")
+        } catch {
+            throw ArtifactFileError(location: url.path, message: "cannot be read (\(SyncFailure(error).message))",
+                                    hint: "run \(Remedy.lock) to write it again beside the manifest")
         }
         return try decode(data, location: url.path)
     }

@@ -30,6 +30,9 @@ public struct Manifest: Sendable, Hashable, Decodable {
     public var sources: [ArtifactSource] = []
     /// Whether the registry is tried when no source has an artifact. Default `.registry`.
     public var fallback: SourceFallback = .registry
+    /// What must vouch for a model before it is installed, replaced or kept as verified
+    /// (`trust`: signed TUF metadata, publisher signatures; none by default).
+    public var trust: TrustSettings = TrustSettings()
     /// The models wanted, in order.
     public var models: [ModelSpec]
     /// The directory relative paths resolve against (the manifest file's directory when
@@ -50,10 +53,15 @@ public struct Manifest: Sendable, Hashable, Decodable {
         self.baseDirectory = baseDirectory
     }
 
+    /// The most bytes of a manifest read (one is a few KiB; thousands of models fit in 1 MiB).
+    public static let maxBytes = 16 << 20
+
     /// Reads and validates the manifest at `url`; relative paths resolve against its directory.
-    /// - Throws: `ManifestError` listing every problem; a file-system error if unreadable.
+    /// The file is opened non-blocking and refused unless it is a regular file (a FIFO cannot
+    /// hang the run), at most `maxBytes` read.
+    /// - Throws: `ManifestError` listing every problem; `APIError.fileSystem` if unreadable.
     public static func load(contentsOf url: URL) throws -> Manifest {
-        var manifest = try decode(Data(contentsOf: url))
+        var manifest = try decode(RegularFile.contents(url.path, limit: maxBytes))
         manifest.baseDirectory = url.deletingLastPathComponent()
         _ = try manifest.tlsTrust()
         return manifest

@@ -1,23 +1,24 @@
 import Foundation
 import ManashikiCore
 import Manashiki
-#if canImport(Glibc)
-import Glibc
-#elseif canImport(Musl)
-import Musl
-#elseif canImport(Darwin)
-import Darwin
-#endif
 
 /// Where an interrupted push continues: for each blob upload under way, the registry's upload
 /// URL and the bytes it acknowledged, in `<store>/.manashiki/oci-uploads/<key>.json` (mode
-/// 0600: the URL is the upload's capability). Written after each acknowledged chunk, removed
-/// when the blob is in the registry. Losing it costs only a fresh upload of that blob.
+/// 0600, its folder 0700: the URL is the upload's capability). Written after each acknowledged
+/// chunk (through the folder's descriptor, `DirectoryHandle`), removed when the blob is in the
+/// registry. Losing it costs only a fresh upload of that blob.
 struct OCIUploadStates: Sendable {
-    /// `<store>/.manashiki/oci-uploads`.
-    let directory: URL
+    /// The store.
+    let store: StoreLayout
+    /// `oci-uploads`, inside the private folder.
+    static let folderName = "oci-uploads"
+    /// The most bytes of a record read (one is a few hundred bytes).
+    static let maxBytes = 64 << 10
 
-    init(store: StoreLayout) { directory = store.metadataDirectory.appendingPathComponent("oci-uploads", isDirectory: true) }
+    init(store: StoreLayout) { self.store = store }
+
+    /// `<store>/.manashiki/oci-uploads`.
+    var directory: URL { store.metadataDirectory.appendingPathComponent(Self.folderName, isDirectory: true) }
 
     /// One upload under way.
     struct Saved: Codable, Sendable, Hashable {
@@ -31,13 +32,20 @@ struct OCIUploadStates: Sendable {
         var offset: Int64
     }
 
-    func file(_ reference: OCIReference, _ sha256: String) -> URL {
+    /// `<key>.json`: 32 hex of the SHA-256 of the registry, repository and digest.
+    func fileName(_ reference: OCIReference, _ sha256: String) -> String {
         let key = SHA256Hasher.hash(Data("\(reference.registry)/\(reference.repository)@\(sha256)".utf8)).hex.prefix(32)
-        return directory.appendingPathComponent("\(key).json")
+        return "\(key).json"
+    }
+
+    func file(_ reference: OCIReference, _ sha256: String) -> URL { directory.appendingPathComponent(fileName(reference, sha256)) }
+
+    private func folder(creating: Bool) -> DirectoryHandle? {
+        try? store.openMetadataFolder(Self.folderName, creating: creating, permissions: 0o700)
     }
 
     func load(_ reference: OCIReference, _ sha256: String) -> Saved? {
-        guard let data = FileManager.default.contents(atPath: file(reference, sha256).path),
+        guard let data = try? folder(creating: false)?.read(fileName(reference, sha256), limit: Self.maxBytes),
               let saved = try? JSONDecoder().decode(Saved.self, from: data), saved.formatVersion == 1,
               saved.registry == reference.registry, saved.repository == reference.repository, saved.sha256 == sha256 else { return nil }
         return saved
@@ -46,12 +54,8 @@ struct OCIUploadStates: Sendable {
     /// Replaces the record (a temporary file renamed over it; a crash leaves the old or the new).
     func save(_ saved: Saved, _ reference: OCIReference) {
         guard let data = try? JSONEncoder().encode(saved) else { return }
-        try? FileManager.default.createDirectory(at: directory, withIntermediateDirectories: true, attributes: [.posixPermissions: 0o700])
-        let target = file(reference, saved.sha256)
-        let temp = directory.appendingPathComponent(".\(target.lastPathComponent).\(POSIX.randomSuffix()).tmp")
-        guard FileManager.default.createFile(atPath: temp.path, contents: data, attributes: [.posixPermissions: 0o600]) else { return }
-        if rename(temp.path, target.path) != 0 { try? FileManager.default.removeItem(at: temp) }
+        try? folder(creating: true)?.replace(fileName(reference, saved.sha256), with: data, permissions: 0o600)
     }
 
-    func remove(_ reference: OCIReference, _ sha256: String) { try? FileManager.default.removeItem(at: file(reference, sha256)) }
+    func remove(_ reference: OCIReference, _ sha256: String) { folder(creating: false)?.remove(fileName(reference, sha256)) }
 }

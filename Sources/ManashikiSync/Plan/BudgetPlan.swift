@@ -1,4 +1,5 @@
 import Foundation
+import ManashikiCore
 
 /// The budget arithmetic of a plan (`Plan.budget`), when the manifest has a `store.budget`.
 ///

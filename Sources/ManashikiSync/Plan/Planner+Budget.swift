@@ -1,4 +1,5 @@
 import Foundation
+import ManashikiCore
 
 /// Fitting a plan into `store.budget`: what is evicted, what optional model is left out, and
 /// when the plan is refused. Pure, like the rest of the planner.

@@ -1,4 +1,5 @@
 import Foundation
+import ManashikiCore
 import Manashiki
 
 /// What the last `manashiki-sync sync` did, kept in `<store>/.manashiki/last-run.json`
@@ -25,10 +26,14 @@ package struct LastRunRecord: Sendable, Codable, Equatable {
     /// When the last run that exited 0 finished (this one or an earlier one); nil if none has.
     /// Carried from record to record, so a failed run does not lose it (absent in older records).
     package var lastSuccessAt: Date?
+    /// Where each bucket source's credentials came from, by label (never a secret; absent in
+    /// older records and for runs without buckets).
+    package var sourceCredentials: [String: String]?
 
     /// Creates a record.
     package init(command: String, startedAt: Date, finishedAt: Date, outcome: String, exitCode: Int32,
-                 counts: [String: Int], bytesDownloaded: Int64, error: String?, lastSuccessAt: Date?) {
+                 counts: [String: Int], bytesDownloaded: Int64, error: String?, lastSuccessAt: Date?,
+                 sourceCredentials: [String: String]? = nil) {
         self.command = command
         self.startedAt = startedAt
         self.finishedAt = finishedAt
@@ -38,10 +43,14 @@ package struct LastRunRecord: Sendable, Codable, Equatable {
         self.bytesDownloaded = bytesDownloaded
         self.error = error
         self.lastSuccessAt = lastSuccessAt
+        self.sourceCredentials = sourceCredentials
     }
 
     /// The latest success this record knows: its own end if it exited 0, else `lastSuccessAt`.
     package var latestSuccess: Date? { exitCode == 0 ? finishedAt : lastSuccessAt }
+
+    /// The most bytes of a record read (one is under 1 KiB).
+    static let maxBytes = 1 << 20
 
     /// The schema name.
     package static let schemaName = "manashiki-sync/last-run/v1"
@@ -57,8 +66,9 @@ package struct LastRunRecord: Sendable, Codable, Equatable {
         encoder.outputFormatting = [.prettyPrinted, .sortedKeys]
         encoder.dateEncodingStrategy = .iso8601
         do {
-            do { try layout.prepare() } catch where !Self.isDirectory(layout.directory) || layout.writeProblem() != nil { return nil }
-            try DurableFile.replace(Self.url(layout), with: encoder.encode(self))
+            let metadata: DirectoryHandle
+            do { metadata = try layout.openPreparedMetadata() } catch where !Self.isDirectory(layout.directory) || layout.writeProblem() != nil { return nil }
+            try metadata.replace(StoreLayout.lastRunFileName, with: encoder.encode(self))
             return nil
         } catch {
             return "the last-run record could not be written: \(error.localizedDescription)"
@@ -72,7 +82,8 @@ package struct LastRunRecord: Sendable, Codable, Equatable {
 
     /// Reads the record, or nil when there is none (or it is unreadable).
     package static func read(_ layout: StoreLayout) -> LastRunRecord? {
-        guard let data = FileManager.default.contents(atPath: url(layout).path) else { return nil }
+        guard let metadata = try? layout.openMetadata(creating: false),
+              let data = try? metadata.read(StoreLayout.lastRunFileName, limit: maxBytes) else { return nil }
         let decoder = JSONDecoder()
         decoder.dateDecodingStrategy = .iso8601
         return try? decoder.decode(LastRunRecord.self, from: data)

@@ -1,12 +1,5 @@
 import Foundation
 import Manashiki
-#if canImport(Glibc)
-import Glibc
-#elseif canImport(Musl)
-import Musl
-#elseif canImport(Darwin)
-import Darwin
-#endif
 
 /// Removes what a crashed run left behind: `.manashiki/partial/*.partial` files nobody is
 /// writing (their flock can be taken) and temporary files of interrupted durable writes in
@@ -34,9 +27,10 @@ package enum LeftoverCleaner {
             removed += store.removeAbandonedPartials(olderThan: retention, keepingOnly: models)
         }
         var names = removed.map { "partial/\($0)" }
-        let fm = FileManager.default
-        for name in (try? fm.contentsOfDirectory(atPath: layout.metadataDirectory.path)) ?? [] where DurableFile.isTemporary(name) {
-            if unlink(layout.metadataDirectory.appendingPathComponent(name).path) == 0 { names.append(name) }
+        if let metadata = store?.metadata {
+            for name in metadata.names() where DurableFile.isTemporary(name) {
+                if metadata.remove(name) == 0 { names.append(name) }
+            }
         }
         return names.sorted()
     }

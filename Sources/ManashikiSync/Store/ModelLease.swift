@@ -31,14 +31,14 @@ public final class ModelLease: Sendable {
     public let fileURL: URL
     private let layout: StoreLayout
     private let recordsUse: Bool
-    private let descriptor: Locked<Int32>
+    private let lock: FileLock
 
-    private init(modelId: String, layout: StoreLayout, descriptor: Int32, recordsUse: Bool) {
+    private init(modelId: String, layout: StoreLayout, lock: FileLock, recordsUse: Bool) {
         self.modelId = modelId
         self.layout = layout
         self.fileURL = layout.modelFile(modelId)
         self.recordsUse = recordsUse
-        self.descriptor = Locked(descriptor)
+        self.lock = lock
     }
 
     deinit { release() }
@@ -48,42 +48,44 @@ public final class ModelLease: Sendable {
     /// - Parameters:
     ///   - storeDirectory: the store (`Manifest.storeDirectory`; the SDK's default store by default).
     ///   - wait: how long to wait while an eviction of this model is deleting it (a moment).
-    ///   - recordingUse: whether taking and releasing it record a use (default true).
+    ///   - recordingUse: whether taking and releasing it record a use (default true). The use is
+    ///     written in the background (`waitForRecordedUses()`): neither call waits for the usage
+    ///     file's lock or its flushes.
     /// - Throws: `ModelLeaseError.notInstalled` when the model is not in the store (never
     ///   installed, evicted, or purged by the system); `.busy` when it is being evicted;
-    ///   `APIError.fileSystem` when the lease file cannot be created.
+    ///   `APIError.fileSystem` when the lease file cannot be created (`ELOOP`: a symbolic link
+    ///   in `.manashiki`, never followed).
     public static func acquire(_ modelId: String, storeDirectory: URL = ManashikiClient.defaultStorageDirectory,
                                wait: Duration = .seconds(5), recordingUse: Bool = true) throws -> ModelLease {
         guard ModelID.isValid(modelId) else { throw ModelLeaseError.invalidModelId(modelId) }
         let layout = StoreLayout(directory: storeDirectory)
         guard isInstalled(modelId, layout) else { throw ModelLeaseError.notInstalled(modelId: modelId, path: layout.modelFile(modelId).path) }
-        try FileManager.default.createDirectory(at: layout.leaseDirectory, withIntermediateDirectories: true)
-        let path = layout.leaseFile(modelId).path
-        let fd = try POSIX.call("open the lease file", path) { open(path, O_RDWR | O_CREAT | O_CLOEXEC, 0o644) }
-        switch POSIX.lock(fd, waitingUpTo: wait, exclusive: false) {
+        let lock = try FileLock(StoreLayout.leaseFileName(modelId), in: try layout.openLeases(creating: true))
+        switch lock.lock(.shared, waitingUpTo: wait) {
         case .locked, .unsupported: break // without locks, a lease cannot pin; the model is still opened
-        case .held: close(fd); throw ModelLeaseError.busy(modelId: modelId)
+        case .held: lock.release(); throw ModelLeaseError.busy(modelId: modelId)
         }
         // Checked again under the lock: an eviction that held it has deleted the file by now.
         guard isInstalled(modelId, layout) else {
-            close(fd)
+            lock.release()
             throw ModelLeaseError.notInstalled(modelId: modelId, path: layout.modelFile(modelId).path)
         }
-        let lease = ModelLease(modelId: modelId, layout: layout, descriptor: fd, recordsUse: recordingUse)
-        if recordingUse { try? StoreUsage.recordUse(of: [modelId], in: layout) }
+        let lease = ModelLease(modelId: modelId, layout: layout, lock: lock, recordsUse: recordingUse)
+        if recordingUse { UsageRecorder.shared.record(modelId, in: layout) }
         return lease
     }
 
-    /// Releases the lease (recording a use). Safe to call more than once.
+    /// Releases the lease (recording a use, in the background). Safe to call more than once;
+    /// never blocks on the usage file (an app may release on its main thread).
     public func release() {
-        let released = descriptor.withLock { fd -> Bool in
-            guard fd >= 0 else { return false }
-            close(fd) // closing the descriptor releases the flock
-            fd = -1
-            return true
-        }
-        if released && recordsUse { try? StoreUsage.recordUse(of: [modelId], in: layout) }
+        guard lock.release() else { return }
+        if recordsUse { UsageRecorder.shared.record(modelId, in: layout) }
     }
+
+    /// Waits until every use that leases of this process recorded so far is written to its
+    /// store's usage file (or could not be: a use is best effort). Call it before a process that
+    /// took leases exits, if the last uses must count.
+    public static func waitForRecordedUses() async { await UsageRecorder.shared.waitUntilWritten() }
 
     /// Whether `<id>.bin` is a regular file.
     static func isInstalled(_ modelId: String, _ layout: StoreLayout) -> Bool {
@@ -93,7 +95,7 @@ public final class ModelLease: Sendable {
     /// The models some process holds a lease on now (each lease file whose exclusive lock cannot
     /// be taken without waiting).
     static func held(_ layout: StoreLayout) -> Set<String> {
-        let names = (try? FileManager.default.contentsOfDirectory(atPath: layout.leaseDirectory.path)) ?? []
+        let names = (try? layout.openLeases(creating: false))?.names() ?? []
         var held = Set<String>()
         for name in names where name.hasSuffix(".lease") {
             let id = String(name.dropLast(".lease".count))
@@ -104,56 +106,5 @@ public final class ModelLease: Sendable {
             guardLock.release()
         }
         return held
-    }
-}
-
-/// The exclusive side of a lease: held by an eviction for the moment it deletes the model.
-final class EvictionGuard {
-    private let descriptor: Locked<Int32>
-
-    private init(fd: Int32) { descriptor = Locked(fd) }
-
-    deinit { release() }
-
-    /// Takes the exclusive lock of `modelId`'s lease without waiting; nil when a lease is held.
-    /// A model never leased has no lease file: the guard then holds a new one, so a lease taken
-    /// meanwhile waits for the delete and then finds the model gone.
-    static func take(_ modelId: String, _ layout: StoreLayout) -> EvictionGuard? {
-        try? FileManager.default.createDirectory(at: layout.leaseDirectory, withIntermediateDirectories: true)
-        let path = layout.leaseFile(modelId).path
-        let fd = open(path, O_RDWR | O_CREAT | O_CLOEXEC, 0o644)
-        guard fd >= 0 else { return nil }
-        guard POSIX.tryLock(fd) else { close(fd); return nil }
-        return EvictionGuard(fd: fd)
-    }
-
-    /// Releases the lock. Safe to call more than once.
-    func release() {
-        descriptor.withLock { fd in
-            guard fd >= 0 else { return }
-            close(fd)
-            fd = -1
-        }
-    }
-}
-
-/// Why a lease could not be taken.
-public enum ModelLeaseError: Error, Sendable, Hashable, LocalizedError {
-    /// The model is not in the store: never installed, evicted, or purged by the system. For an
-    /// optional or on-demand model this is not a failure: install it (`Reconciler.ensure(_:)`).
-    case notInstalled(modelId: String, path: String)
-    /// An eviction of the model is deleting it right now.
-    case busy(modelId: String)
-    /// Not a valid model id.
-    case invalidModelId(String)
-
-    /// What happened and what to do.
-    public var errorDescription: String? {
-        switch self {
-        case .notInstalled(let id, let path):
-            return "\(id) is not installed (\(path) does not exist); install it first, e.g. with Reconciler.ensure([\"\(id)\"])"
-        case .busy(let id): return "\(id) is being evicted from the store; install it again with Reconciler.ensure([\"\(id)\"])"
-        case .invalidModelId(let id): return "\"\(id)\" is not a valid model id"
-        }
     }
 }

@@ -22,7 +22,16 @@ public enum StateFile {
 
     /// Reads the state file of `layout`.
     public static func read(_ layout: StoreLayout) -> ReadResult {
-        guard let data = FileManager.default.contents(atPath: layout.stateFile.path) else { return .missing }
+        let data: Data
+        do {
+            // No store or no `.manashiki` yet: nothing installed. A symbolic link there is
+            // refused by every writer; here it means no state this agent wrote.
+            guard let metadata = try? layout.openMetadata(creating: false),
+                  let read = try metadata.read(StoreLayout.stateFileName, limit: maxBytes) else { return .missing }
+            data = read
+        } catch {
+            return .unusable("state.json cannot be read (\(error.localizedDescription))")
+        }
         switch VersionedJSON.decode(StoreState.self, from: data, supported: StoreState.currentFormatVersion) {
         case .success(let state): return .loaded(state)
         case .failure(.newer(let version)): return .newer(version)
@@ -38,9 +47,14 @@ public enum StateFile {
         "the store's state file was written by a newer \(Remedy.agent) (format \(version); this one reads \(StoreState.currentFormatVersion)); upgrade this agent — nothing was changed"
     }
 
-    /// Writes `state` atomically (`DurableFile`).
+    /// Writes `state` atomically (`DurableFile`, through `.manashiki`'s descriptor).
     /// - Throws: `APIError.fileSystem` when the file cannot be written.
     public static func write(_ state: StoreState, to layout: StoreLayout) throws {
-        try DurableFile.replace(layout.stateFile, with: VersionedJSON.encode(state, pretty: false)) // compact: read on every run
+        // Compact: read on every run.
+        try layout.openMetadata(creating: false).replace(StoreLayout.stateFileName, with: VersionedJSON.encode(state, pretty: false))
     }
+
+    /// The most bytes of a state file read (about 1 KiB a model, record included): a larger
+    /// file is not one this agent wrote, and is unusable (every file is hashed again).
+    public static let maxBytes = 32 << 20
 }

@@ -12,18 +12,26 @@ extension StoreLayout {
     /// Creates the store and metadata directories if needed.
     /// - Throws: `SyncFailure` when the store path (or a directory above it) is a file, or the
     ///   store exists and this process cannot write it (`writeProblem()`);
-    ///   `APIError.fileSystem` when the directories cannot be created.
-    public func prepare() throws {
+    ///   `APIError.fileSystem` when the directories cannot be created, or when the store or its
+    ///   `.manashiki` is a symbolic link (`ELOOP`: never followed).
+    public func prepare() throws { _ = try openPreparedMetadata() }
+
+    /// `prepare()`, returning `.manashiki` opened (`DirectoryHandle`): what every writer in
+    /// the private folder starts from.
+    package func openPreparedMetadata() throws -> DirectoryHandle {
         if let problem = writeProblem() { throw problem }
         do {
-            try FileManager.default.createDirectory(at: metadataDirectory, withIntermediateDirectories: true)
-        } catch {
-            if let file = firstNonDirectory() {
+            return try openMetadata(creating: true)
+        } catch let error as APIError {
+            if case .fileSystem(_, _, let code) = error, code != ELOOP, let file = firstNonDirectory() {
                 throw SyncFailure(kind: .terminal, message: file == directory.path
                     ? "the store \(directory.path) is a file, not a directory — point \(Remedy.storeDirectory) at a directory, or move the file away"
                     : "the store \(directory.path) cannot be created: \(file) is a file, not a directory — point \(Remedy.storeDirectory) elsewhere, or move the file away")
             }
-            throw APIError.fileSystem(operation: "create the store directory", path: directory.path, code: POSIX.errnoCode(of: error))
+            if case .fileSystem(let operation, let path, let code) = error, operation == "create directory", path == directory.path {
+                throw APIError.fileSystem(operation: "create the store directory", path: path, code: code)
+            }
+            throw error
         }
     }
 

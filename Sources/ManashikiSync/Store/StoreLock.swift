@@ -1,15 +1,10 @@
 import Foundation
 import Manashiki
 import ManashikiCore
-#if canImport(Glibc)
-import Glibc
-#elseif canImport(Musl)
-import Musl
-#elseif canImport(Darwin)
-import Darwin
-#endif
 
-/// The cross-process lock of a store: an exclusive `flock` on `<store>/.manashiki/lock`.
+/// The cross-process lock of a store: an exclusive `FileLock` on `<store>/.manashiki/lock`,
+/// opened through the store's descriptor (`DirectoryHandle`), so a `.manashiki` or a `lock`
+/// that is a symbolic link is refused, never followed: nothing is created outside the store.
 ///
 /// A second run waits up to a timeout, then gives up with a "locked" outcome. The kernel
 /// releases a flock when its process dies, so a lock left by a crashed run never blocks.
@@ -19,34 +14,30 @@ import Darwin
 /// defer { lock.release() }
 /// ```
 public final class StoreLock: Sendable {
-    private let descriptor: Locked<Int32>
+    private let lock: FileLock
 
-    private init(descriptor: Int32) { self.descriptor = Locked(descriptor) }
-
-    deinit { release() }
+    private init(lock: FileLock) { self.lock = lock }
 
     /// Takes the lock, polling until `timeout` passes; nil if another holder kept it that long.
+    /// A file system without locks (some network mounts answer `ENOLCK`) is an error: two runs
+    /// must never write one store at once.
     ///
     /// - Parameters:
     ///   - pollInterval: how long to wait between attempts.
     ///   - sleep: how to wait (injectable so tests do not wait).
-    /// - Throws: `APIError.fileSystem` if the lock file cannot be opened.
+    /// - Throws: `SyncFailure` when the store is a file; `APIError.fileSystem` when the lock
+    ///   file cannot be opened (`ELOOP`: `.manashiki` or the lock is a symbolic link) or locked.
     public static func acquire(
         _ layout: StoreLayout,
         timeout: Duration,
         pollInterval: Duration = .milliseconds(100),
         sleep: @Sendable (Duration) async throws -> Void = { try await Task.sleep(for: $0) }
     ) async throws -> StoreLock? {
-        try layout.prepare()
-        let fd = open(layout.lockFile.path, O_RDWR | O_CREAT | O_CLOEXEC, 0o644)
-        guard fd >= 0 else { throw APIError.fileSystem(operation: "open the lock file", path: layout.lockFile.path, code: errno) }
-        var waited = Duration.zero
-        while true {
-            if POSIX.tryLock(fd) { return StoreLock(descriptor: fd) }
-            guard waited < timeout else { close(fd); return nil }
-            let step = min(pollInterval, timeout - waited)
-            do { try await sleep(step) } catch { close(fd); throw error }
-            waited += step
+        let lock = try FileLock(StoreLayout.lockFileName, in: try layout.openPreparedMetadata())
+        switch try await lock.lock(.exclusive, waitingUpTo: timeout, pollInterval: pollInterval, sleep: sleep) {
+        case .locked: return StoreLock(lock: lock)
+        case .held: return nil
+        case .unsupported(let code): throw APIError.fileSystem(operation: "lock", path: lock.path, code: code)
         }
     }
 
@@ -57,11 +48,5 @@ public final class StoreLock: Sendable {
     }
 
     /// Releases the lock. Safe to call more than once.
-    public func release() {
-        descriptor.withLock { fd in
-            guard fd >= 0 else { return }
-            close(fd) // closing the descriptor releases the flock
-            fd = -1
-        }
-    }
+    public func release() { lock.release() }
 }

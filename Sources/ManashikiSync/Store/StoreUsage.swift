@@ -1,13 +1,6 @@
 import Foundation
 import Manashiki
 import ManashikiCore
-#if canImport(Glibc)
-import Glibc
-#elseif canImport(Musl)
-import Musl
-#elseif canImport(Darwin)
-import Darwin
-#endif
 
 /// When each model of a store was last used: what `store.budget`'s evictions order by (least
 /// recently used first). Recorded by `ModelLease` (when a lease is taken and released) and by
@@ -42,10 +35,21 @@ public struct StoreUsage: Sendable, Hashable, Codable {
     /// The last use of each model.
     public var lastUse: [String: Date] { models.mapValues { Date(timeIntervalSince1970: $0.lastUsed) } }
 
+    /// The most bytes of `usage.json` read (about 60 bytes a model): a larger file is not one
+    /// this library wrote, and is treated as unusable (the next recorded use rewrites it).
+    static let maxBytes = 16 << 20
+
     /// The store's usage; empty when there is none or it cannot be read (a sync then orders
     /// evictions by the files' modification times), with a warning for an unusable file.
     public static func read(_ layout: StoreLayout) -> (usage: StoreUsage, warning: String?) {
-        guard let data = FileManager.default.contents(atPath: layout.usageFile.path) else { return (StoreUsage(), nil) }
+        let data: Data
+        do {
+            guard let folder = try? layout.openUsage(creating: false),
+                  let read = try folder.read(StoreLayout.usageFileName, limit: maxBytes) else { return (StoreUsage(), nil) }
+            data = read
+        } catch {
+            return (StoreUsage(), "usage.json cannot be read (\(error.localizedDescription)); evictions order by file times this run, and the next recorded use rewrites it")
+        }
         switch VersionedJSON.decode(StoreUsage.self, from: data, supported: currentFormatVersion) {
         case .success(let usage): return (usage, nil)
         case .failure(.newer(let version)):
@@ -56,38 +60,46 @@ public struct StoreUsage: Sendable, Hashable, Codable {
     }
 
     /// Records a use of `modelIds` at `date`: reads, changes and replaces the file under its lock
-    /// (waiting up to `wait` for another process to finish its write).
+    /// (waiting up to `wait` for another process to finish its write). Blocks the calling
+    /// thread for that long at most, and for two flushes: leases record theirs in the
+    /// background instead (`ModelLease.waitForRecordedUses()`).
     /// - Throws: `APIError.fileSystem` when the folder or the file cannot be written;
     ///   `StoreUsageError` when the lock stays held or the file is of a newer format.
     public static func recordUse(of modelIds: [String], at date: Date = Date(), in layout: StoreLayout,
                                  wait: Duration = .seconds(5)) throws {
-        guard !modelIds.isEmpty else { return }
-        try FileManager.default.createDirectory(at: layout.usageDirectory, withIntermediateDirectories: true)
-        let fd = try POSIX.call("open the usage lock", layout.usageLockFile.path) { open(layout.usageLockFile.path, O_RDWR | O_CREAT | O_CLOEXEC, 0o644) }
-        defer { close(fd) } // releases the flock
-        switch POSIX.lock(fd, waitingUpTo: wait) {
+        try record(Dictionary(modelIds.map { ($0, date) }, uniquingKeysWith: max), in: layout, wait: wait)
+    }
+
+    /// Records the use of each model at its date (`recordUse(of:at:in:wait:)`).
+    static func record(_ uses: [String: Date], in layout: StoreLayout, wait: Duration = .seconds(5)) throws {
+        guard !uses.isEmpty else { return }
+        let folder = try layout.openUsage(creating: true)
+        let lock = try FileLock(StoreLayout.lockFileName, in: folder)
+        defer { lock.release() }
+        switch lock.lock(.exclusive, waitingUpTo: wait) {
         case .locked: break
         case .held: throw StoreUsageError.busy(path: layout.usageFile.path)
         case .unsupported: break // a file system without locks: last writer wins, which loses at most a use
         }
         var usage = StoreUsage()
-        if let data = FileManager.default.contents(atPath: layout.usageFile.path) {
+        // Unreadable (too large, not a regular file, not JSON): start again.
+        if let data = try? folder.read(StoreLayout.usageFileName, limit: maxBytes) {
             switch VersionedJSON.decode(StoreUsage.self, from: data, supported: currentFormatVersion) {
             case .success(let read): usage = read
             case .failure(.newer(let version)): throw StoreUsageError.newerFormat(version)
-            case .failure: break // unusable: start again
+            case .failure: break
             }
         }
-        let seconds = date.timeIntervalSince1970
-        for id in modelIds { usage.models[id] = Use(lastUsed: max(seconds, usage.models[id]?.lastUsed ?? 0)) }
-        removeStaleTemporaries(layout)
-        try DurableFile.replace(layout.usageFile, with: VersionedJSON.encode(usage, pretty: false))
+        for (id, date) in uses {
+            usage.models[id] = Use(lastUsed: max(date.timeIntervalSince1970, usage.models[id]?.lastUsed ?? 0))
+        }
+        removeStaleTemporaries(folder)
+        try folder.replace(StoreLayout.usageFileName, with: VersionedJSON.encode(usage, pretty: false))
     }
 
     /// Temporary files of a write that crashed (only the lock holder writes, so any is stale).
-    static func removeStaleTemporaries(_ layout: StoreLayout) {
-        let names = (try? FileManager.default.contentsOfDirectory(atPath: layout.usageDirectory.path)) ?? []
-        for name in names where DurableFile.isTemporary(name) { unlink(layout.usageDirectory.appendingPathComponent(name).path) }
+    static func removeStaleTemporaries(_ folder: DirectoryHandle) {
+        for name in folder.names() where DurableFile.isTemporary(name) { folder.remove(name) }
     }
 }
 

@@ -1,4 +1,5 @@
 import Foundation
+import ManashikiCore
 import ManashikiSync
 
 /// Sizes and rates for people: `4.0 MiB`, `12.3 MiB/s`. Locale-independent (durations: `DurationText`).

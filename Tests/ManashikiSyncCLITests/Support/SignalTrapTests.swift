@@ -10,14 +10,23 @@ import Glibc
 @Suite("signals (built binary)")
 struct SignalTrapTests {
     /// Starts a sync whose `beta` download drips slowly and sends `signal` once it is under way
-    /// (a progress line for beta that is not its last).
+    /// (a progress line for beta that is not its last) and the other models are done (on a
+    /// loaded machine, alpha could still be in flight at beta's first progress line, and be
+    /// kept as a second partial).
     static func interruptSlowSync(_ fixture: Fixture, with signal: Int32) async throws -> ChildResult {
         // 128 KiB at 1 KiB per 250 ms: half a minute, so the download is still in flight when the
         // signal goes out (the test itself ends at the signal).
         fixture.registry.setFault(.slowDrip(chunkBytes: 1024, intervalMilliseconds: 250), modelId: "beta", endpoint: .storage)
         let running = try fixture.start(["sync", "--json"])
         let started = await running.send(signal) { text in
-            text.split(separator: "\n").contains { line in
+            let lines = text.split(separator: "\n")
+            func ids(_ type: String) -> Set<String> {
+                Set(lines.filter { $0.contains(#""type":"\#(type)""#) }.compactMap { line in
+                    line.range(of: #""modelId":"[^"]+""#, options: .regularExpression).map { String(line[$0].dropFirst(11).dropLast()) }
+                })
+            }
+            let othersDone = ids("model.started").subtracting(["beta"]).isSubset(of: ids("model.finished"))
+            return othersDone && lines.contains { line in
                 line.contains(#""type":"model.progress""#) && line.contains(#""modelId":"beta""#) && !line.contains(#""bytesWritten":131072"#)
             }
         }

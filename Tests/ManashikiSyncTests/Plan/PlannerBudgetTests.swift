@@ -1,5 +1,6 @@
 import Testing
 import Foundation
+import ManashikiCore
 import Manashiki
 @testable import ManashikiSync
 

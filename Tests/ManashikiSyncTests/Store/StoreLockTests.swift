@@ -1,6 +1,13 @@
 import Testing
 import Foundation
 @testable import ManashikiSync
+import Manashiki
+import ManashikiTestSupport
+#if canImport(Glibc)
+import Glibc
+#elseif canImport(Darwin)
+import Darwin
+#endif
 
 @Suite("Store lock")
 struct StoreLockTests {
@@ -34,5 +41,27 @@ struct StoreLockTests {
         // Not `.zero`: a child process spawned meanwhile by another test holds a copy of the
         // closed descriptor until it execs.
         #expect(try await StoreLock.acquire(store.layout, timeout: .seconds(5)) != nil)
+    }
+}
+
+@Suite("Store lock in a crafted store")
+struct StoreLockHostileTests {
+    @Test("a lock file or a .manashiki that is a symbolic link to a path outside is refused (ELOOP); nothing is created there")
+    func symlinkedLock() async throws {
+        for planted in ["lock", ".manashiki"] {
+            let store = TestStore()
+            let outside = ScratchDirectory("outside")
+            let target = outside.file("victim")
+            if planted == "lock" {
+                try FileManager.default.createDirectory(at: store.layout.metadataDirectory, withIntermediateDirectories: true)
+                try FileManager.default.createSymbolicLink(atPath: store.layout.lockFile.path, withDestinationPath: target.path)
+            } else {
+                try FileManager.default.createSymbolicLink(atPath: store.layout.metadataDirectory.path, withDestinationPath: outside.url.path)
+            }
+            let error = await #expect(throws: APIError.self) { try await StoreLock.acquire(store.layout, timeout: .zero) }
+            guard case .fileSystem(_, _, let code)? = error else { Issue.record("\(planted): \(String(describing: error))"); continue }
+            #expect(code == ELOOP, "\(planted)")
+            #expect(try FileManager.default.contentsOfDirectory(atPath: outside.url.path).isEmpty, "\(planted)")
+        }
     }
 }
