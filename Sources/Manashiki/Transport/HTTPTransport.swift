@@ -22,6 +22,12 @@ public protocol HTTPTransport: Sendable {
     /// Sends `request` and returns the whole answer, buffering at most
     /// `request.maxBufferedBodyBytes` bytes of body.
     func send(_ request: HTTPRequest) async throws -> HTTPResponse
+
+    /// The most received body bytes the transport holds at once over all its requests, when
+    /// it bounds them (`CurlTransport` and `URLSessionTransport`: their `bufferBudget`); nil
+    /// (the default) when it does not say. A download keeps at most a quarter of it in memory
+    /// for its in-order hash, so its connections never wait for buffers the hash holds.
+    var bodyBufferBudget: Int? { get }
 }
 
 /// Receives a streamed response. The transport calls it one method at a time, in order,
@@ -34,6 +40,9 @@ public protocol HTTPBodyConsumer: AnyObject, Sendable {
 }
 
 extension HTTPTransport {
+    /// Not said (see the requirement).
+    public var bodyBufferBudget: Int? { nil }
+
     /// Buffers the response of `stream(_:to:)`, failing once the body exceeds
     /// `request.maxBufferedBodyBytes`.
     public func send(_ request: HTTPRequest) async throws -> HTTPResponse {
