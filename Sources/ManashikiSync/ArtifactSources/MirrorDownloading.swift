@@ -12,7 +12,7 @@ package protocol MirrorDownloading: Sendable {
 
     /// Reads a small document from a mirror (its `index.json`): a plain GET with no
     /// `X-API-Key` and no `Authorization`, following at most `RedirectPolicy.mirrorDocumentHops` redirects the URL policy allows,
-    /// buffering at most `maxBytes`.
+    /// buffering at most `maxBytes`, each answer within the client's `documentLimits`.
     /// - Returns: the final status and body (any status: the caller decides).
     /// - Throws: `APIError` when the mirror cannot be reached (connection, TLS, proxy, a stall
     ///   of `idleTimeout` seconds, a refused URL, a body over `maxBytes`).
@@ -52,7 +52,7 @@ extension ManashikiClient: MirrorDownloading {
         while true {
             // No X-API-Key and no Authorization: a mirror gets no credentials.
             let request = HTTPRequest(url: url, headers: ["User-Agent": Self.userAgent, "Accept": "application/json", "Accept-Encoding": "identity"],
-                                      idleTimeout: idleTimeout, maxBufferedBodyBytes: maxBytes)
+                                      idleTimeout: idleTimeout, maxBufferedBodyBytes: maxBytes, documentLimits: documentLimits)
             let response = try await transport.send(request)
             let location = response.head.headers["Location"]
             // A redirect without a usable Location is an answer like any other: the caller

@@ -41,16 +41,19 @@ final class OCISourceClient: Sendable {
     static let unusedKey = "mk_pub_ocisource_000000000000000000000000"
 
     init(_ source: ArtifactSource, reference: OCIReference, label: String, transport: any HTTPTransport,
-         environment: SyncEnvironment, baseDirectory: URL?, storeDirectory: URL) {
+         environment: SyncEnvironment, baseDirectory: URL?, storeDirectory: URL, documentLimits: DocumentLimits = .default) {
         self.reference = reference
         self.label = label
         var made: (OCIRegistryClient, ManashikiClient)?
         var failure: (any Error)?
         do {
             let found = try OCICredentials.lookup(reference, source: source.credentials, environment: environment, baseDirectory: baseDirectory)
-            let client = OCIRegistryClient(reference, base: transport, found: found, push: false, allowPlainHTTP: source.allowsPlainHTTP)
-            made = (client, try ManashikiClient(apiKey: Self.unusedKey, baseURL: URL(string: "https://oci-source.invalid")!,
-                                                transport: client.transport, storageDirectory: storeDirectory))
+            let client = OCIRegistryClient(reference, base: transport, found: found, push: false, allowPlainHTTP: source.allowsPlainHTTP,
+                                           documentLimits: documentLimits)
+            var downloader = try ManashikiClient(apiKey: Self.unusedKey, baseURL: URL(string: "https://oci-source.invalid")!,
+                                                 transport: client.transport, storageDirectory: storeDirectory)
+            downloader.documentLimits = documentLimits
+            made = (client, downloader)
         } catch {
             failure = error
         }
