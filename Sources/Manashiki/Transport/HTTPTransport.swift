@@ -1,4 +1,5 @@
 import Foundation
+import ManashikiCore
 
 /// Moves bytes between the SDK and HTTP servers: small JSON exchanges and streamed downloads.
 ///
@@ -34,11 +35,18 @@ public protocol HTTPBodyConsumer: AnyObject, Sendable {
 }
 
 extension HTTPTransport {
-    /// Buffers the response of `stream(_:to:)`, failing once the body exceeds
-    /// `request.maxBufferedBodyBytes`.
+    /// Buffers the response of `stream(_:to:)`, failing as soon as the body is declared
+    /// (`Content-Length`) or found larger than `request.maxBufferedBodyBytes`, and, when
+    /// `request.documentLimits` is set, as soon as the whole response takes longer or arrives
+    /// slower than they allow (`DocumentWatch`; the transfer is cancelled).
     public func send(_ request: HTTPRequest) async throws -> HTTPResponse {
-        let collector = BufferingConsumer(limit: request.maxBufferedBodyBytes)
-        try await stream(request, to: collector)
+        let meter = DocumentWatch.Meter()
+        let collector = BufferingConsumer(limit: request.maxBufferedBodyBytes, meter: meter)
+        if let limits = request.documentLimits {
+            try await DocumentWatch.run(limits, url: request.url, meter: meter) { try await self.stream(request, to: collector) }
+        } else {
+            try await stream(request, to: collector)
+        }
         return try collector.response()
     }
 }
@@ -46,21 +54,32 @@ extension HTTPTransport {
 /// Collects a whole response in memory, up to a limit.
 final class BufferingConsumer: HTTPBodyConsumer, @unchecked Sendable {
     private let limit: Int
+    private let meter: DocumentWatch.Meter?
     private var head: HTTPResponseHead?
     private var body = Data()
 
-    init(limit: Int) { self.limit = limit }
+    init(limit: Int, meter: DocumentWatch.Meter? = nil) {
+        self.limit = limit
+        self.meter = meter
+    }
 
     func receive(head: HTTPResponseHead) async throws {
         self.head = head
+        meter?.head()
+        // Refused on the declared length, before a byte of the body is read (an interim 1xx
+        // head declares nothing).
+        if let length = head.contentLength, length > Int64(limit), head.status >= 200 {
+            throw APIError.invalidResponse("the answer declares \(ByteSize.text(length)) (Content-Length), more than the \(ByteSize.text(Int64(limit))) this document may be")
+        }
         if let length = head.contentLength, length <= Int64(limit) { body.reserveCapacity(Int(length)) }
     }
 
     func receive(chunk: Data) async throws {
         guard body.count + chunk.count <= limit else {
-            throw APIError.invalidResponse("the answer is larger than \(limit) bytes")
+            throw APIError.invalidResponse("the answer is larger than the \(ByteSize.text(Int64(limit))) this document may be")
         }
         body.append(chunk)
+        meter?.add(chunk.count)
     }
 
     func response() throws -> HTTPResponse {

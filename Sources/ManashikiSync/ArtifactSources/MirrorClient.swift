@@ -11,11 +11,14 @@ package struct MirrorClient: Sendable {
     let transport: any HTTPTransport
     /// The store blobs are installed into.
     let store: URL
+    /// How long and how slowly a mirror may send a document (`index.json`; `policies.documents`).
+    let documentLimits: DocumentLimits
 
     /// A client over `transport` installing into `store`.
-    package init(transport: any HTTPTransport, store: URL) {
+    package init(transport: any HTTPTransport, store: URL, documentLimits: DocumentLimits = .default) {
         self.transport = transport
         self.store = store
+        self.documentLimits = documentLimits
     }
 
     /// The transfer settings for mirrors: a stall (`Reconciler.Options.mirrorIdleTimeout`,
@@ -54,7 +57,8 @@ package struct MirrorClient: Sendable {
 
     /// Reads a small document from a mirror (its `index.json`): a plain GET with no
     /// `X-API-Key` and no `Authorization`, following at most `RedirectPolicy.mirrorDocumentHops`
-    /// redirects the URL policy allows, buffering at most `maxBytes`.
+    /// redirects the URL policy allows, buffering at most `maxBytes`, each answer within
+    /// `documentLimits`.
     /// - Returns: the final status and body (any status: the caller decides).
     /// - Throws: `APIError` when the mirror cannot be reached (connection, TLS, proxy, a stall
     ///   of `idleTimeout` seconds, a refused URL, a body over `maxBytes`).
@@ -66,7 +70,7 @@ package struct MirrorClient: Sendable {
         while true {
             // No X-API-Key and no Authorization: a mirror gets no credentials.
             let request = HTTPRequest(url: url, headers: ["User-Agent": ManashikiClient.userAgent, "Accept": "application/json", "Accept-Encoding": "identity"],
-                                      idleTimeout: idleTimeout, maxBufferedBodyBytes: maxBytes)
+                                      idleTimeout: idleTimeout, maxBufferedBodyBytes: maxBytes, documentLimits: documentLimits)
             let response = try await transport.send(request)
             let location = response.head.headers["Location"]
             // A redirect without a usable Location is an answer like any other: the caller

@@ -49,6 +49,7 @@ public struct PinnedArtifact: Sendable, Hashable, Codable {
         if !ModelID.isValid(modelId) { out.append(("modelId", "\"\(modelId.prefix(140))\" is not a valid model id")) }
         if !Hex.isSHA256(sha256) { out.append(("sha256", "is not 64 lowercase hex characters")) }
         if size < 0 { out.append(("size", "is negative")) }
+        if size > ModelEntry.maxSize { out.append(("size", "is \(size) bytes, over the 1 PiB this package accepts: not a real artifact")) }
         if version.isEmpty || version.count > 128 || version.unicodeScalars.contains(where: { $0.value < 0x20 || $0.value == 0x7F }) {
             out.append(("version", "is empty, over 128 characters, or contains control characters"))
         }

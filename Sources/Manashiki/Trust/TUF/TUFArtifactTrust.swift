@@ -1,4 +1,5 @@
 import Foundation
+import ManashikiCore
 
 /// `trust.tuf` as an `ArtifactTrust`: a model version may be installed, replaced or kept only
 /// when the signed repository lists `models/<modelId>/<version>.bin` with exactly the
@@ -127,7 +128,7 @@ public final class FileHighWaterMarks: TrustHighWaterMarks, @unchecked Sendable 
 
     private func read() -> [String: String] {
         guard let data = TUFMetadataStore.readBounded(file, maxLength: 4 << 20),
-              let object = try? JSONSerialization.jsonObject(with: data) as? [String: Any],
+              let object = (try? JSONValue.parse(data))?.foundationValue as? [String: Any], // the strict reader: a duplicate key is refused
               object["formatVersion"] as? Int == 1 else { return [:] }
         return object["models"] as? [String: String] ?? [:]
     }
