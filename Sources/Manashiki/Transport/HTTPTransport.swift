@@ -41,7 +41,7 @@ extension HTTPTransport {
     /// slower than they allow (`DocumentWatch`; the transfer is cancelled).
     public func send(_ request: HTTPRequest) async throws -> HTTPResponse {
         let meter = DocumentWatch.Meter()
-        let collector = BufferingConsumer(limit: request.maxBufferedBodyBytes, meter: meter)
+        let collector = BufferingConsumer(limit: request.maxBufferedBodyBytes, meter: meter, isHEAD: request.method == "HEAD")
         if let limits = request.documentLimits {
             try await DocumentWatch.run(limits, url: request.url, meter: meter) { try await self.stream(request, to: collector) }
         } else {
@@ -55,23 +55,27 @@ extension HTTPTransport {
 final class BufferingConsumer: HTTPBodyConsumer, @unchecked Sendable {
     private let limit: Int
     private let meter: DocumentWatch.Meter?
+    /// A HEAD's `Content-Length` is the size of what a GET would send, not of a body.
+    private let isHEAD: Bool
     private var head: HTTPResponseHead?
     private var body = Data()
 
-    init(limit: Int, meter: DocumentWatch.Meter? = nil) {
+    init(limit: Int, meter: DocumentWatch.Meter? = nil, isHEAD: Bool = false) {
         self.limit = limit
         self.meter = meter
+        self.isHEAD = isHEAD
     }
 
     func receive(head: HTTPResponseHead) async throws {
         self.head = head
         meter?.head()
         // Refused on the declared length, before a byte of the body is read (an interim 1xx
-        // head declares nothing).
-        if let length = head.contentLength, length > Int64(limit), head.status >= 200 {
+        // head declares nothing; neither does the answer to a HEAD, nor a 204 or a 304).
+        guard !isHEAD, head.status >= 200, head.status != 204, head.status != 304, let length = head.contentLength else { return }
+        if length > Int64(limit) {
             throw APIError.invalidResponse("the answer declares \(ByteSize.text(length)) (Content-Length), more than the \(ByteSize.text(Int64(limit))) this document may be")
         }
-        if let length = head.contentLength, length <= Int64(limit) { body.reserveCapacity(Int(length)) }
+        body.reserveCapacity(Int(length))
     }
 
     func receive(chunk: Data) async throws {

@@ -62,6 +62,16 @@ struct DocumentLimitsTests {
         #expect(origin.bytesSentByEndlessSteps < 64 << 20)
     }
 
+    @Test("the answer to a HEAD declares what a GET would send, not a body: a Content-Length over the limit is not refused")
+    func headDeclaresEntity() async throws {
+        let origin = try ScriptedOrigin { _ in
+            [.send(Data("HTTP/1.1 200 OK\r\nContent-Length: 12582912\r\nConnection: close\r\n\r\n".utf8))]
+        }
+        let response = try await DefaultTransport().send(HTTPRequest(method: "HEAD", url: origin.url("/blob"), maxBufferedBodyBytes: 64 << 10,
+                                                                     documentLimits: .default))
+        #expect(response.status == 200 && response.head.contentLength == 12 << 20 && response.body.isEmpty)
+    }
+
     @Test("a document that arrives within the limits is returned whole; without limits a request is not watched")
     func withinLimits() async throws {
         let body = Data(#"{"models": []}"#.utf8)
