@@ -1,18 +1,35 @@
 import Foundation
 import ManashikiCore
 
-/// Enforces a request's `DocumentLimits` while a buffered response is read
-/// (`HTTPTransport.send(_:)`): the transfer races a watcher that wakes at each rate window (and
+/// Enforces a request's `DocumentLimits` while a document is read
+/// (`HTTPTransport.send(_:)`, `HTTPTransport.streamDocument(_:to:)`): the transfer races a watcher that wakes at each rate window (and
 /// at the deadline), counts the bytes that arrived, and ends the transfer, by cancelling it,
 /// when the document is too slow or too late. Above the transport: any transport that honours
 /// cancellation (the protocol's contract) is bounded the same way.
 enum DocumentWatch {
     /// What the watcher saw: bytes so far, and when the head arrived.
-    final class Meter: @unchecked Sendable {
+    final class Meter: Sendable {
         private let state = Locked<(bytes: Int, headAt: ContinuousClock.Instant?)>((0, nil))
         func head() { state.withLock { if $0.headAt == nil { $0.headAt = .now } } }
         func add(_ count: Int) { state.withLock { $0.bytes += count } }
         var current: (bytes: Int, headAt: ContinuousClock.Instant?) { state.current }
+    }
+
+    /// Hands a response on to `inner`, counting it in `meter` first.
+    final class MeteredConsumer: HTTPBodyConsumer, Sendable {
+        let inner: any HTTPBodyConsumer
+        let meter = Meter()
+        init(_ inner: any HTTPBodyConsumer) { self.inner = inner }
+
+        func receive(head: HTTPResponseHead) async throws {
+            meter.head()
+            try await inner.receive(head: head)
+        }
+
+        func receive(chunk: Data) async throws {
+            meter.add(chunk.count)
+            try await inner.receive(chunk: chunk)
+        }
     }
 
     /// Runs `transfer` (which reports to `meter`) within `limits`.

@@ -38,37 +38,40 @@ extension HTTPTransport {
     /// Buffers the response of `stream(_:to:)`, failing as soon as the body is declared
     /// (`Content-Length`) or found larger than `request.maxBufferedBodyBytes`, and, when
     /// `request.documentLimits` is set, as soon as the whole response takes longer or arrives
-    /// slower than they allow (`DocumentWatch`; the transfer is cancelled).
+    /// slower than they allow (`streamDocument(_:to:)`).
     public func send(_ request: HTTPRequest) async throws -> HTTPResponse {
-        let meter = DocumentWatch.Meter()
-        let collector = BufferingConsumer(limit: request.maxBufferedBodyBytes, meter: meter, isHEAD: request.method == "HEAD")
-        if let limits = request.documentLimits {
-            try await DocumentWatch.run(limits, url: request.url, meter: meter) { try await self.stream(request, to: collector) }
-        } else {
-            try await stream(request, to: collector)
-        }
+        let collector = BufferingConsumer(limit: request.maxBufferedBodyBytes, isHEAD: request.method == "HEAD")
+        try await streamDocument(request, to: collector)
         return try collector.response()
+    }
+
+    /// `stream(_:to:)` within `request.documentLimits` when they are set (`DocumentWatch`: the
+    /// whole response by its deadline, the body at the minimum rate, else the transfer is
+    /// cancelled), for a document read by a consumer of its own (TUF metadata); without them,
+    /// `stream(_:to:)` as it is.
+    /// - Throws: `APIError.transport` naming the limit crossed; the transfer's and the consumer's errors.
+    public func streamDocument(_ request: HTTPRequest, to consumer: any HTTPBodyConsumer) async throws {
+        guard let limits = request.documentLimits else { return try await stream(request, to: consumer) }
+        let metered = DocumentWatch.MeteredConsumer(consumer)
+        try await DocumentWatch.run(limits, url: request.url, meter: metered.meter) { try await self.stream(request, to: metered) }
     }
 }
 
 /// Collects a whole response in memory, up to a limit.
 final class BufferingConsumer: HTTPBodyConsumer, @unchecked Sendable {
     private let limit: Int
-    private let meter: DocumentWatch.Meter?
     /// A HEAD's `Content-Length` is the size of what a GET would send, not of a body.
     private let isHEAD: Bool
     private var head: HTTPResponseHead?
     private var body = Data()
 
-    init(limit: Int, meter: DocumentWatch.Meter? = nil, isHEAD: Bool = false) {
+    init(limit: Int, isHEAD: Bool = false) {
         self.limit = limit
-        self.meter = meter
         self.isHEAD = isHEAD
     }
 
     func receive(head: HTTPResponseHead) async throws {
         self.head = head
-        meter?.head()
         // Refused on the declared length, before a byte of the body is read (an interim 1xx
         // head declares nothing; neither does the answer to a HEAD, nor a 204 or a 304).
         guard !isHEAD, head.status >= 200, head.status != 204, head.status != 304, let length = head.contentLength else { return }
@@ -83,7 +86,6 @@ final class BufferingConsumer: HTTPBodyConsumer, @unchecked Sendable {
             throw APIError.invalidResponse("the answer is larger than the \(ByteSize.text(Int64(limit))) this document may be")
         }
         body.append(chunk)
-        meter?.add(chunk.count)
     }
 
     func response() throws -> HTTPResponse {

@@ -15,6 +15,8 @@ struct MeasuredRun {
     var wallSeconds: Double
     /// The signal that ended it, if one did ("Command terminated by signal N").
     var signal: Int32?
+    /// What the run changed beside the store (`TreeSnapshot.difference`): empty, always.
+    var changedBeside: [String] = []
 
     var maxRSSMiB: Double { Double(maxRSSKiB) / 1024 }
 
@@ -24,7 +26,8 @@ struct MeasuredRun {
     /// `.requires(.gnuTime)`); records an issue when the report cannot be read.
     static func run(_ arguments: [String], environment: [String: String], in directory: URL, timeout: Double = 120,
                     sourceLocation: SourceLocation = #_sourceLocation) async throws -> MeasuredRun {
-        let report = directory.appendingPathComponent("time-\(UUID().uuidString.prefix(8)).txt")
+        // Outside `directory`: the run's surroundings are compared before and after.
+        let report = FileManager.default.temporaryDirectory.appendingPathComponent("manashiki-time-\(UUID().uuidString.prefix(8)).txt")
         defer { try? FileManager.default.removeItem(at: report) }
         let result = try await CLIProcess.run(["-f", "%M %e", "-o", report.path, CLIProcess.binary.path] + arguments,
                                               executable: time, environment: environment, in: directory, timeout: timeout)
@@ -39,11 +42,20 @@ struct MeasuredRun {
 }
 
 extension SyncWorkspace {
-    /// `MeasuredRun.run` in this workspace.
+    /// `MeasuredRun.run` in this workspace, checking what every hostile input must leave true:
+    /// the run ended by an exit status, never a signal, and nothing beside the store changed
+    /// (the workspace compared before and after, the store left out: a bundle, the manifest,
+    /// anything a symbolic link could lead to).
     func measured(_ arguments: [String] = ["sync"], environment: [String: String]? = nil, timeout: Double = 120,
                   sourceLocation: SourceLocation = #_sourceLocation) async throws -> MeasuredRun {
-        try await MeasuredRun.run(arguments, environment: environment ?? self.environment, in: directory, timeout: timeout,
-                                  sourceLocation: sourceLocation)
+        let storeName = store.deletingLastPathComponent().standardizedFileURL == directory.standardizedFileURL ? [store.lastPathComponent] : []
+        let before = TreeSnapshot.capture(directory, excluding: Set(storeName))
+        var run = try await MeasuredRun.run(arguments, environment: environment ?? self.environment, in: directory, timeout: timeout,
+                                            sourceLocation: sourceLocation)
+        run.changedBeside = TreeSnapshot.capture(directory, excluding: Set(storeName)).difference(from: before)
+        #expect(run.changedBeside.isEmpty, "changed beside the store: \(run.changedBeside)", sourceLocation: sourceLocation)
+        #expect(run.signal == nil && !run.result.signalled, "ended by a signal: \(run.result.all)", sourceLocation: sourceLocation)
+        return run
     }
 }
 #endif

@@ -62,6 +62,21 @@ struct DocumentLimitsTests {
         #expect(origin.bytesSentByEndlessSteps < 64 << 20)
     }
 
+    @Test("a TUF metadata file that drips (the slow-retrieval attack) is unavailable, naming the limit")
+    func tufSlowRetrieval() async throws {
+        let origin = try ScriptedOrigin { _ in
+            [.send(Data(Self.head.utf8)), .drip(chunk: Data("{ ".utf8), intervalMilliseconds: 1000, limit: 10_000)]
+        }
+        let source = TUFHTTPSource(baseURL: origin.url("/metadata/"), documentLimits: DocumentLimits(timeout: 60, minimumBytesPerSecond: 1024, rateWindow: 1))
+        do {
+            _ = try await source.fetch("timestamp.json", maxLength: 1 << 20)
+            Issue.record("a dripped timestamp.json was read")
+        } catch {
+            guard case .unavailable(let text) = error.reason else { Issue.record("\(error)"); return }
+            #expect(text.contains("arrived too slowly") && text.contains("policies.documents.minBytesPerSecond"), "\(text)")
+        }
+    }
+
     @Test("the answer to a HEAD declares what a GET would send, not a body: a Content-Length over the limit is not refused")
     func headDeclaresEntity() async throws {
         let origin = try ScriptedOrigin { _ in
