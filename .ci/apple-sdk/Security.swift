@@ -32,3 +32,16 @@ public let kSecAttrKeyClassPublic: CFString = "0"
 public func SecKeyCreateWithData(_ keyData: CFData, _ attributes: CFDictionary, _ error: UnsafeMutablePointer<Unmanaged<CFError>?>?) -> SecKey? { nil }
 public func SecKeyVerifySignature(_ key: SecKey, _ algorithm: SecKeyAlgorithm, _ signedData: CFData, _ signature: CFData,
                                   _ error: UnsafeMutablePointer<Unmanaged<CFError>?>?) -> Bool { false }
+// Certificate chains against pinned anchors (ManashikiCore's CertificateChainEngine), from
+// developer.apple.com/documentation/security: SecPolicyCreateBasicX509() (iOS 2, macOS 10.6),
+// SecTrustCreateWithCertificates(_:_:_:) (iOS 2, macOS 10.3), SecTrustSetNetworkFetchAllowed(_:_:)
+// (iOS 7, macOS 10.9), SecTrustSetVerifyDate(_:_:) (iOS 2, macOS 10.3); tvOS 9, watchOS 2 and
+// visionOS 1 for each. Apple declares the certificates and policies as CFTypeRef; here they are
+// the narrower CFArray and AnyObject?, so what type-checks here compiles there. CFDate is
+// toll-free bridged with NSDate, so `date as CFDate` converts a Date on Apple platforms.
+public typealias CFDate = Date
+public final class SecPolicy: @unchecked Sendable {}
+public func SecPolicyCreateBasicX509() -> SecPolicy { SecPolicy() }
+public func SecTrustCreateWithCertificates(_ certificates: CFArray, _ policies: AnyObject?, _ trust: UnsafeMutablePointer<SecTrust?>) -> OSStatus { 0 }
+public func SecTrustSetNetworkFetchAllowed(_ trust: SecTrust, _ allowFetch: Bool) -> OSStatus { 0 }
+public func SecTrustSetVerifyDate(_ trust: SecTrust, _ verifyDate: CFDate) -> OSStatus { 0 }

@@ -10,4 +10,7 @@
 // RSASSA-PSS parameters.
 #include <openssl/x509.h>
 #include <openssl/rsa.h>
+// Certificate path validation against pinned anchors (CertificateChainEngine): X509_STORE,
+// X509_STORE_CTX, X509_verify_cert.
+#include <openssl/x509_vfy.h>
 #endif

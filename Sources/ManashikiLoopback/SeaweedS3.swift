@@ -1,6 +1,7 @@
 #if os(Linux) || os(macOS) // child processes (ManashikiProcess) exist on Linux and macOS only
 import Foundation
 import ManashikiProcess
+import ManashikiCore
 #if canImport(Glibc)
 import Glibc
 #elseif canImport(Darwin)
@@ -67,7 +68,9 @@ package final class SeaweedS3: Sendable {
     package let workdir: URL
     /// The identities it knows.
     package let identities: [Identity]
-    private let server: ChildProcess
+    private let server: Locked<ChildProcess>
+    /// How it was started (for `restart`).
+    private let launchArguments: (executable: URL, config: URL, ports: [Int], bucket: String, lifetime: Int?)
 
     /// `<workdir>/weed.log`: everything it printed.
     package var log: URL { workdir.appendingPathComponent("weed.log") }
@@ -93,7 +96,8 @@ package final class SeaweedS3: Sendable {
             let child = try Self.launch(executable, workdir: workdir, config: config, ports: ports, bucket: buckets.first ?? "models", lifetime: lifetime)
             if Self.isReady(child, port: ports[0], identity: identities[0], bucket: buckets.first ?? "models") {
                 port = ports[0]
-                server = child
+                server = Locked(child)
+                launchArguments = (executable, config, ports, buckets.first ?? "models", lifetime)
                 for bucket in buckets.dropFirst() { Self.curl(["-X", "PUT"], port: ports[0], identity: identities[0], path: "/\(bucket)") }
                 return
             }
@@ -117,20 +121,42 @@ package final class SeaweedS3: Sendable {
     }
 
     deinit {
+        let server = server.current
         if server.isRunning { kill(server.processIdentifier, SIGTERM) }
     }
 
     /// Its pid (`timeout`'s when it has a lifetime: signals are passed on to `weed`).
-    package var pid: Int32 { server.processIdentifier }
+    package var pid: Int32 { server.current.processIdentifier }
 
     /// Stops it (SIGTERM; SIGKILL after 10 s) and waits for it to exit.
     package func stop() {
+        let server = server.current
         guard server.isRunning else { return }
         kill(server.processIdentifier, SIGTERM)
         let deadline = Date().addingTimeInterval(10)
         while server.isRunning && Date() < deadline { usleep(20_000) }
         if server.isRunning { kill(server.processIdentifier, SIGKILL) }
         server.waitUntilExit()
+    }
+
+    /// Kills it with SIGKILL (a server that dies mid-response) and waits for it to be gone.
+    package func killHard() {
+        let old = server.current
+        if old.isRunning { kill(old.processIdentifier, SIGKILL) }
+        old.waitUntilExit()
+    }
+
+    /// Starts it again on the same ports with the same data (after `killHard` or `stop`), ready when
+    /// a signed listing answers again.
+    /// - Throws: when it does not come back (a port was taken meanwhile), with its log.
+    package func restart() throws {
+        let a = launchArguments
+        let child = try Self.launch(a.executable, workdir: workdir, config: a.config, ports: a.ports, bucket: a.bucket, lifetime: a.lifetime)
+        server.withLock { $0 = child }
+        guard Self.isReady(child, port: port, identity: identities[0], bucket: a.bucket) else {
+            let text = (try? String(contentsOf: log, encoding: .utf8)) ?? ""
+            throw SeaweedError(description: "weed mini did not come back on its ports: \(text.suffix(2000))")
+        }
     }
 
     /// The `-s3.config` JSON for `identities`.

@@ -104,7 +104,7 @@ enum CommandLineParser {
             (node_exporter textfile collector; the manifest's metrics.file)
             """, commands: ["sync"]) { s, v in s.sync.metricsFile = v },
         // Sources (plan, sync).
-        Option(["--from"], "DIR|URL", help: "try this bundle directory, mirror or oci://HOST/REPO:TAG first\n(repeatable; before the manifest's \"sources\")",
+        Option(["--from"], "DIR|URL", help: "try this bundle directory, mirror, oci://HOST/REPO:TAG or\ns3://BUCKET/PREFIX/ first (repeatable; before the manifest's \"sources\")",
                commands: ["sync", "plan", "ensure"]) { s, v in
             guard !v.isEmpty else { throw UsageError("--from needs a bundle directory or a mirror URL") }
             s.global.from.append(v)

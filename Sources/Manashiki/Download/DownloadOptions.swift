@@ -70,6 +70,17 @@ public struct DownloadOptions: Sendable, Hashable {
     }
     private var waitingObserver = Observer<(@Sendable () -> Void)?>(nil)
 
+    /// What an artifact needs beyond the registry's digest (publisher signatures with
+    /// `PublisherSignatureCheck`, signed metadata with `TUFArtifactTrust`), every trust required:
+    /// consulted with the digest and size the transfer will enforce before any byte is fetched;
+    /// a refusal (`TrustRefusal`) is thrown and the installed file stays. Empty (the default):
+    /// the registry's digest alone. Options compare equal whatever this is.
+    public var trust: ArtifactTrustChain {
+        get { trustObserver.body }
+        set { trustObserver = Observer(newValue) }
+    }
+    private var trustObserver = Observer<ArtifactTrustChain>(ArtifactTrustChain([]))
+
     /// The defaults.
     public init() {}
 

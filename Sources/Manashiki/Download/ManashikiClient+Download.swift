@@ -82,11 +82,36 @@ extension ManashikiClient {
         let ticket = try await resolveDownload(modelId, session: session, expecting: expecting)
         let expected = ExpectedArtifact(sha256: expecting?.sha256 ?? ticket.sha256, size: expecting?.size ?? ticket.size,
                                         version: ticket.version ?? expecting?.version)
+        // Trust decides on the digest and size the transfer will enforce, before a byte is fetched.
+        let candidate = try trustCandidate(modelId, expected, store: store, trust: options.trust)
+        var evidence: [TrustEvidence] = []
+        if let candidate { evidence = try await options.trust.evaluate(candidate) }
         let location = ArtifactLocation(url: try ArtifactDownloader.checkedStorageURL(ticket.downloadUrl), refresh: { [self] _ in
             try ArtifactDownloader.checkedStorageURL(try await resolveDownload(modelId, session: session, expecting: expected).downloadUrl)
         })
-        return try await ArtifactDownloader(transport: transport).download(modelId, from: location, expecting: expected, into: store,
-                                                                           options: options, progress: progress)
+        var model = try await ArtifactDownloader(transport: transport).download(modelId, from: location, expecting: expected, into: store,
+                                                                                options: options, progress: progress)
+        if let candidate {
+            try await options.trust.didInstall(candidate, evidence: evidence)
+            model.trust = evidence
+        }
+        return model
+    }
+
+    /// The candidate `trust` judges (nil: no trust configured): the registry's (or the
+    /// caller's) digest, size and version.
+    /// - Throws: a `TrustRefusal` when the digest, size or version is unknown (nothing would
+    ///   bind the bytes to what a trust accepted).
+    private func trustCandidate(_ modelId: String, _ expected: ExpectedArtifact, store: StorageDirectory,
+                                trust: ArtifactTrustChain) throws(TrustRefusal) -> ArtifactCandidate? {
+        guard !trust.isEmpty else { return nil }
+        guard let sha256 = expected.sha256, let size = expected.size, let version = expected.version else {
+            throw TrustRefusal(mechanism: "trust", modelId: modelId, version: expected.version ?? "?",
+                               reason: .metadata("the registry gave no SHA-256, size or version for it, so no trust can vouch for the bytes; use a registry that serves them (every Manashiki registry does)"))
+        }
+        let installed = FileManager.default.fileExists(atPath: store.modelURL(modelId).path)
+        return ArtifactCandidate(modelId: modelId, version: version, sha256: sha256, size: size, source: "registry",
+                                 purpose: installed ? .replace : .install)
     }
 
     /// Opens the storage directory, falling back to a temporary directory when the default

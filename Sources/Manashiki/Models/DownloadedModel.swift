@@ -26,6 +26,10 @@ public struct DownloadedModel: Sendable, Hashable {
     /// was transferred by this call.
     public var resumedFrom: Int64 = 0
 
+    /// What each trust of `DownloadOptions.trust` found (who signed it: `PublisherSignatureCheck.signer(in:)`);
+    /// empty when none was configured.
+    public var trust: [TrustEvidence] = []
+
     /// Creates a value.
     public init(modelId: String, localURL: URL, sha256: String, size: Int64, version: String?, verified: Bool) {
         self.modelId = modelId

@@ -14,6 +14,9 @@ import Foundation
 /// <store>/.manashiki/background/<session>/<id>.json  a background session's record of a model
 ///                                                    (resume data, or a finished file awaiting
 ///                                                    verification; BackgroundRecord)
+/// <store>/.manashiki/tuf/metadata/                   trusted TUF metadata (`trust.tuf`; TUFMetadataStore)
+/// <store>/.manashiki/trust/high-water.json           per-model high-water marks and the latest
+///                                                    time trust was checked (FileHighWaterMarks)
 /// ```
 /// Files named `<name>.tmp.<16 hex>` are temporary files of a durable write (see `DurableFile`).
 public struct StoreLayout: Sendable, Hashable {
@@ -50,6 +53,14 @@ public struct StoreLayout: Sendable, Hashable {
     public var lockFile: URL { metadataDirectory.appendingPathComponent(Self.lockFileName) }
     /// `<store>/.manashiki/partial`.
     public var partialDirectory: URL { metadataDirectory.appendingPathComponent(Self.partialFolderName, isDirectory: true) }
+    /// `<store>/.manashiki/tuf/metadata`: the trusted TUF metadata of the store's `trust.tuf` repository.
+    public var tufMetadataDirectory: URL {
+        metadataDirectory.appendingPathComponent("tuf", isDirectory: true).appendingPathComponent("metadata", isDirectory: true)
+    }
+    /// `<store>/.manashiki/trust/high-water.json`: the highest version installed with trust, per model.
+    public var trustHighWaterFile: URL {
+        metadataDirectory.appendingPathComponent("trust", isDirectory: true).appendingPathComponent("high-water.json")
+    }
     /// `<store>/.manashiki/background`.
     public var backgroundDirectory: URL { metadataDirectory.appendingPathComponent(Self.backgroundFolderName, isDirectory: true) }
     /// `<store>/.manashiki/partial/<name>`.

@@ -76,6 +76,11 @@ public struct TrustRefusal: Error, Sendable, Hashable, LocalizedError, CustomStr
         case metadata(String)
         /// The signed metadata could not be had (network, missing file): a retry may help.
         case unavailable(String)
+        /// The publisher signature (OpenSSF model signing, `model.sig`) is missing, does not
+        /// verify, or names a signer that is not pinned: the detail says which signature, where
+        /// it was found, who it names and what failed (`PublisherSignatureRefusal.problem.code`
+        /// is the stable code).
+        case publisherSignature(PublisherSignatureRefusal)
     }
 
     /// The mechanism that refused (`tuf`, `model-signing`).
@@ -102,10 +107,26 @@ public struct TrustRefusal: Error, Sendable, Hashable, LocalizedError, CustomStr
     /// stays until the publisher or the manifest changes.
     public var isRetryable: Bool {
         if case .unavailable = reason { return true }
+        if case .publisherSignature(let refusal) = reason { return refusal.isRetryable }
         return false
     }
 
-    /// A stable name of the reason: `not-signed`, `mismatch`, `rollback`, `expired`, `metadata`, `unavailable`.
+    /// The reason's finer stable code, when it has one: a publisher signature's problem
+    /// (`missing`, `unknown-key`, `certificate-expired`… `PublisherSignatureProblem.code`); nil
+    /// for the other reasons.
+    public var problemCode: String? {
+        if case .publisherSignature(let refusal) = reason { return refusal.problem.code }
+        return nil
+    }
+
+    /// The key or certificate a refused publisher signature names, when it was read.
+    public var signer: PublisherSigner? {
+        if case .publisherSignature(let refusal) = reason { return refusal.signer }
+        return nil
+    }
+
+    /// A stable name of the reason: `not-signed`, `mismatch`, `rollback`, `expired`, `metadata`,
+    /// `unavailable`, `signature` (with `problemCode`).
     public var reasonCode: String {
         switch reason {
         case .notSigned: "not-signed"
@@ -114,6 +135,7 @@ public struct TrustRefusal: Error, Sendable, Hashable, LocalizedError, CustomStr
         case .expired: "expired"
         case .metadata: "metadata"
         case .unavailable: "unavailable"
+        case .publisherSignature: "signature"
         }
     }
 
@@ -133,6 +155,8 @@ public struct TrustRefusal: Error, Sendable, Hashable, LocalizedError, CustomStr
             return "\(what): the signed metadata was refused: \(why)"
         case .unavailable(let why):
             return "\(what): the signed metadata could not be fetched: \(why). Retrying may help."
+        case .publisherSignature(let refusal):
+            return "\(refusal). Nothing was installed or kept as verified; the installed file, if any, stays. \(refusal.problem.remedy)"
         }
     }
 

@@ -1,4 +1,5 @@
 import Foundation
+import Manashiki
 
 /// What happened to one model in a run.
 public struct ModelResult: Sendable, Equatable, CustomStringConvertible {
@@ -42,6 +43,12 @@ public struct ModelResult: Sendable, Equatable, CustomStringConvertible {
     /// https://…: 404 (it does not hold the blob)`), so a model that came from the registry says
     /// why not from a mirror; nil when the first choice served.
     public var sourcesSkipped: [String]?
+    /// Who signed the installed or kept file, when its publisher signature verified this run
+    /// (`trust.modelSigning`); nil otherwise.
+    public var signer: PublisherSigner?
+    /// What each trust mechanism (`trust` in the manifest) found for the installed or kept
+    /// file this run; nil when none is configured or nothing was checked.
+    public var trust: [TrustEvidence]?
 
     /// Creates a result.
     public init(modelId: String, planned: PlanItem, status: Status) {

@@ -60,6 +60,12 @@ public struct Reconciler: Sendable {
         /// The models an `ensure(_:)` run installs (nothing else is downloaded, updated or
         /// pruned; a use of each is recorded); nil for a sync. Set by `ensure(_:)`.
         public var ensuring: [String]?
+        /// Publisher keys and roots pinned instead of the manifest's `trust.modelSigning` keys
+        /// and roots: an app's keys shipped in its bundle (`PublisherKey(contentsOf:
+        /// Bundle.main.url(…))`). The manifest's section still says which models need a
+        /// signature and where signatures are; without one, every model needs a signature,
+        /// found in the store or carried by the sources. Nil: the manifest's.
+        public var publisherTrust: PublisherTrust?
 
         /// Creates options with the defaults described on each property.
         public init(lockTimeout: Duration = .seconds(30), lockPollInterval: Duration = .milliseconds(100),

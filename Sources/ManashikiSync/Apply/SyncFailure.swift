@@ -22,6 +22,9 @@ public struct SyncFailure: Error, Sendable, Equatable, CustomStringConvertible, 
     public var attempts: Int
     /// Whether this is the run's cancellation (`cancelled`), not a failure of the model.
     public private(set) var isCancellation = false
+    /// The trust that refused the artifact, when that is the failure (terminal unless
+    /// `TrustRefusal.isRetryable`); the installed file stays.
+    public var trust: TrustRefusal?
 
     /// Creates a failure.
     public init(kind: Kind, message: String, apiError: APIError? = nil, attempts: Int = 1) {
@@ -35,6 +38,11 @@ public struct SyncFailure: Error, Sendable, Equatable, CustomStringConvertible, 
     /// rest are terminal.
     public init(_ error: any Error, attempts: Int = 1) {
         if let failure = error as? SyncFailure { self = failure; self.attempts = max(failure.attempts, attempts); return }
+        if let refusal = error as? TrustRefusal {
+            self.init(kind: refusal.isRetryable ? .retryable : .terminal, message: refusal.description, attempts: attempts)
+            trust = refusal
+            return
+        }
         if let api = error as? APIError {
             self.init(kind: api.isRetryable ? .retryable : .terminal, message: api.description, apiError: api, attempts: attempts)
         } else {
@@ -58,3 +66,4 @@ public struct SyncFailure: Error, Sendable, Equatable, CustomStringConvertible, 
     /// Same as `description`.
     public var errorDescription: String? { description }
 }
+

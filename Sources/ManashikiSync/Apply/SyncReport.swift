@@ -19,6 +19,10 @@ public struct SyncReport: Sendable, Equatable {
     /// Bytes downloaded this run, by where they came from (`registry`, `bundle /path`,
     /// `mirror …`); they add up to `bytesDownloaded` (bytes reused from kept partials are not in it).
     public var bytesBySource: [String: Int64] = [:]
+    /// Where each bucket source's credentials came from, by the source's label (`bucket
+    /// s3://models/site-a/` → `environment`, `profile ci (~/.aws/credentials)`, `web identity
+    /// (arn:…)`, `anonymous`…): never a secret.
+    public var sourceCredentials: [String: String] = [:]
     /// Bytes re-hashed to check files that changed behind our back.
     public var bytesHashed: Int64
     /// Warnings (deprecated models, refused rollbacks, unusable state file…).

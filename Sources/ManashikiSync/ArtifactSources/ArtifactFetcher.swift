@@ -26,6 +26,8 @@ struct ArtifactFetcher: Sendable {
         var label: String
         /// The registry client of an OCI source (`OCISourceClient`).
         var oci: OCISourceClient?
+        /// The bucket client of an `s3` source (`S3SourceClient`).
+        var s3: S3SourceClient?
     }
 
     /// What was installed, and from where.
@@ -51,11 +53,14 @@ struct ArtifactFetcher: Sendable {
     /// blob, else the first mirror), else `registry` when allowed, else nil.
     func expectedSource(sha256: String, isPrivate: Bool, registryAllowed: Bool) -> String? {
         for s in eligible(isPrivate: isPrivate) {
-            if case .s3 = s.source.kind { continue } // not read yet: ArtifactFetcher.bucketsNotRead
             if let bundle = s.bundle {
                 if FileManager.default.fileExists(atPath: bundle.blob(sha256).path) { return s.label }
             } else if let oci = s.oci {
                 if oci.mayHold(sha256) { return s.label }
+            } else if let bucket = s.s3 {
+                if bucket.mayHold(sha256) { return s.label }
+            } else if case .s3 = s.source.kind {
+                continue
             } else if mirrorClient != nil, indexExcludes(s.label, sha256) == nil {
                 return s.label
             }
@@ -67,10 +72,16 @@ struct ArtifactFetcher: Sendable {
     /// its index does not list the blob, or it did not answer; nil when it may be asked.
     func indexExcludes(_ label: String, _ sha256: String) -> String? {
         switch indexes[label] {
-        case .listed(let held)? where !held.contains(sha256): return "its \(BundleLayout.indexName) does not list sha256 \(sha256.prefix(12))…"
+        case .listed(let held, _)? where !held.contains(sha256): return "its \(BundleLayout.indexName) does not list sha256 \(sha256.prefix(12))…"
         case .unreachable(let error)?: return "not used this run (\(SyncFailure(error).message))"
         default: return nil
         }
+    }
+
+    /// The entries of mirror `label`'s index for `sha256` that carry a publisher signature.
+    func indexEntries(_ label: String, _ sha256: String) -> [PinnedArtifact] {
+        if case .listed(_, let signed)? = indexes[label] { return signed[sha256] ?? [] }
+        return []
     }
 
     /// Why no eligible source is expected to serve `sha256`: each source and its reason, as a
@@ -79,7 +90,7 @@ struct ArtifactFetcher: Sendable {
         let tried = eligible(isPrivate: isPrivate).map { s -> String in
             if s.bundle != nil { return "\(s.label): no \(BundleLayout.blobPath(sha256))" }
             if let oci = s.oci { return "\(s.label): " + (oci.excludes(sha256) ?? oci.notListed(sha256) ?? "may hold it") }
-            if case .s3 = s.source.kind { return "\(s.label): \(Self.bucketsNotRead)" }
+            if let bucket = s.s3 { return "\(s.label): " + (bucket.excludes(sha256) ?? "may hold it") }
             return "\(s.label): " + (indexExcludes(s.label, sha256) ?? "this registry client cannot download from mirrors")
         }
         return tried.isEmpty ? "no source can serve it" : tried.joined(separator: "; ")
@@ -133,9 +144,13 @@ struct ArtifactFetcher: Sendable {
                     model = try await mirrorClient.download(modelId, url: ArtifactSource.blobURL(base, target.sha256),
                                                                       allowPlainHTTP: s.source.allowsPlainHTTP, expecting: expected,
                                                                       run: run, idleTimeout: mirrorIdleTimeout, progress: progress)
-                } else if case .s3 = s.source.kind {
-                    skipped.append("\(s.label): \(Self.bucketsNotRead)")
-                    continue
+                } else if let bucket = s.s3 {
+                    if let why = bucket.excludes(target.sha256) {
+                        if let error = bucket.unusable as? S3Error, error.isConfigurationProblem { warn("\(s.label) was not used for \(modelId): \(error.description)") }
+                        skipped.append("\(s.label): \(why)")
+                        continue
+                    }
+                    model = try await bucket.download(modelId, target: target, run: run, idleTimeout: mirrorIdleTimeout, progress: progress)
                 } else {
                     skipped.append("\(s.label): this registry client cannot download from mirrors")
                     continue
@@ -147,7 +162,8 @@ struct ArtifactFetcher: Sendable {
                 let why = Self.describe(error, target: target)
                 if case .integrityMismatch? = error as? APIError {
                     warn("\(s.label) served a corrupt copy of \(modelId) \(target.version) (\(why)); it was rejected and not installed")
-                } else if Self.isConfigurationProblem(error) || (error as? OCIError)?.isConfigurationProblem == true {
+                } else if Self.isConfigurationProblem(error) || (error as? OCIError)?.isConfigurationProblem == true
+                            || (error as? S3Error)?.isConfigurationProblem == true {
                     // A configuration problem someone must fix (a certificate, a proxy that wants
                     // credentials, refuses the mirror or is malformed), not a passing failure: say so.
                     warn("\(s.label) was not used for \(modelId): \(why)")
@@ -156,6 +172,8 @@ struct ArtifactFetcher: Sendable {
                     warn("\(s.label) was not used for \(modelId): \(why)")
                 } else if case .unexpectedStatus(404, _)? = error as? APIError, let oci = s.oci, oci.artifact != nil {
                     warn("\(s.label) lists sha256 \(target.sha256.prefix(12))… (\(modelId) \(target.version)) in its artifact but answered 404 for the blob — push it again with \(Remedy.export(to: "\(oci.reference)"))")
+                } else if case .unexpectedStatus(404, _)? = error as? APIError, let bucket = s.s3, bucket.lists(target.sha256) {
+                    warn("\(s.label) lists sha256 \(target.sha256.prefix(12))… (\(modelId) \(target.version)) in its \(BundleLayout.indexName) but answered 404 for the blob — its copy is incomplete: export to it again (\(Remedy.export(to: bucket.settings.location.description)))")
                 } else if case .unexpectedStatus(404, _)? = error as? APIError, case .listed? = indexes[s.label] {
                     // Its own index says it holds the blob: the mirror's copy is incomplete.
                     warn("\(s.label) lists sha256 \(target.sha256.prefix(12))… (\(modelId) \(target.version)) in its \(BundleLayout.indexName) but answered 404 for the blob — its copy of the bundle is incomplete: copy the bundle again (blobs first, index.json last)")
@@ -169,10 +187,6 @@ struct ArtifactFetcher: Sendable {
         }
         return Fetched(model: try await registry(), source: "registry", skipped: skipped)
     }
-
-    /// Why an `s3` source serves nothing yet: `export s3://…` writes buckets; reading them waits
-    /// for the transfer engine's seam (issue 34), so that a bucket's downloads are the engine's.
-    static let bucketsNotRead = "not used: this version exports to buckets but does not download from them yet"
 
     /// Runs blocking file I/O (a whole copy) on a dispatch thread, not the cooperative pool
     /// (with the caller's `RemedyWording`, which a dispatch thread does not inherit). `body` is

@@ -33,6 +33,19 @@ package struct MirrorClient: Sendable {
         return options
     }
 
+    /// `mirrorOptions` within the run's deadline, bandwidth limit (one limit for the whole run,
+    /// mirrors included), connection settings and connection budget.
+    static func options(_ run: DownloadOptions, idleTimeout: TimeInterval) -> DownloadOptions {
+        var options = Self.mirrorOptions
+        options.idleTimeout = idleTimeout
+        options.deadline = run.deadline
+        options.rateLimiter = run.rateLimiter
+        options.maxConnections = run.maxConnections
+        options.parallelThreshold = run.parallelThreshold
+        options.connectionBudget = run.connectionBudget
+        return options
+    }
+
     /// Downloads `url` as `<store>/<modelId>.bin`, verified against `expecting` (digest and
     /// size required), within the run's deadline, bandwidth limit and connection budget.
     /// - Throws: `APIError.invalidResponse` when `expecting` lacks a digest or size; the
@@ -42,44 +55,17 @@ package struct MirrorClient: Sendable {
         guard expecting.sha256 != nil, expecting.size != nil else {
             throw APIError.invalidResponse("a mirror download needs the expected digest and size")
         }
-        var options = Self.mirrorOptions
-        options.idleTimeout = idleTimeout
-        options.deadline = run.deadline
-        options.rateLimiter = run.rateLimiter // one limit for the whole run, mirrors included
-        options.maxConnections = run.maxConnections
-        options.parallelThreshold = run.parallelThreshold
-        options.connectionBudget = run.connectionBudget // one connection budget too
+        let options = Self.options(run, idleTimeout: idleTimeout)
         let location = ArtifactLocation(url: url, allowsPlainHTTP: allowPlainHTTP, maxRefreshes: 0)
         return try await ArtifactDownloader(transport: transport).download(modelId, from: location, expecting: expecting,
                                                                            into: try StorageDirectory(url: store),
                                                                            options: options, progress: progress)
     }
 
-    /// Reads a small document from a mirror (its `index.json`): a plain GET with no
-    /// `X-API-Key` and no `Authorization`, following at most `RedirectPolicy.mirrorDocumentHops`
-    /// redirects the URL policy allows, buffering at most `maxBytes`, each answer within
-    /// `documentLimits`.
-    /// - Returns: the final status and body (any status: the caller decides).
-    /// - Throws: `APIError` when the mirror cannot be reached (connection, TLS, proxy, a stall
-    ///   of `idleTimeout` seconds, a refused URL, a body over `maxBytes`).
+    /// Reads a small document from a mirror (its `index.json`, a signature): a plain GET with
+    /// no `X-API-Key` and no `Authorization` (`HTTPTransport.fetchDocument`), within `documentLimits`.
     func fetchDocument(_ url: URL, allowPlainHTTP: Bool, idleTimeout: TimeInterval, maxBytes: Int) async throws -> (status: Int, body: Data) {
-        if let reason = URLPolicy.refusal(for: url, allowingPlainHTTP: allowPlainHTTP) { throw APIError.refusedURL(reason) }
-        let redirects = RedirectPolicy.mirrorDocument(allowingPlainHTTP: allowPlainHTTP)
-        var url = url
-        var hops = 0
-        while true {
-            // No X-API-Key and no Authorization: a mirror gets no credentials.
-            let request = HTTPRequest(url: url, headers: ["User-Agent": ManashikiClient.userAgent, "Accept": "application/json", "Accept-Encoding": "identity"],
-                                      idleTimeout: idleTimeout, maxBufferedBodyBytes: maxBytes, documentLimits: documentLimits)
-            let response = try await transport.send(request)
-            let location = response.head.headers["Location"]
-            // A redirect without a usable Location is an answer like any other: the caller
-            // reports its status.
-            guard RedirectPolicy.isRedirect(response.head.status), RedirectPolicy.target(location, from: url) != nil else {
-                return (response.head.status, response.body)
-            }
-            hops += 1
-            url = try redirects.next(status: response.head.status, location: location, from: url, hop: hops)
-        }
+        try await transport.fetchDocument(url, allowPlainHTTP: allowPlainHTTP, idleTimeout: idleTimeout, maxBytes: maxBytes,
+                                          documentLimits: documentLimits)
     }
 }

@@ -15,8 +15,9 @@ import Manashiki
 /// online run (its blobs are still used where present; the offline plan reads bundle indexes
 /// itself); a mirror on an `--offline` run gets a warning that it is not used.
 enum SourceIndex: Sendable {
-    /// The digests the mirror's index lists.
-    case listed(Set<String>)
+    /// The digests the mirror's index lists, and its entries that carry a publisher signature
+    /// (by artifact digest).
+    case listed(Set<String>, signed: [String: [PinnedArtifact]])
     /// No usable index: blobs are requested directly.
     case unlisted
     /// The mirror did not answer: not used this run.
@@ -47,8 +48,8 @@ extension ArtifactFetcher {
                 }
                 continue
             }
-            if case .s3 = source.source.kind {
-                warnings.append("\(source.label) is \(Self.bucketsNotRead)")
+            if let bucket = source.s3 {
+                warnings += await bucket.prepare(offline: offline)
                 continue
             }
             guard case .mirror(let base) = source.source.kind else { continue }
@@ -65,7 +66,8 @@ extension ArtifactFetcher {
                 case 200:
                     do {
                         let index = try BundleIndex.decode(body, location: url.absoluteString)
-                        indexes[source.label] = .listed(Set(index.models.map(\.sha256)))
+                        let signed = Dictionary(grouping: index.models.filter { $0.signature != nil }, by: \.sha256)
+                        indexes[source.label] = .listed(Set(index.models.map(\.sha256)), signed: signed)
                     } catch {
                         indexes[source.label] = .unlisted
                         warnings.append("\(source.label): \(error); until then its blobs are requested without the index")

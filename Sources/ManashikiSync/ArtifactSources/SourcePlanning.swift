@@ -96,13 +96,17 @@ struct FetchContext: Sendable {
     var registryServes: [String: String]?
     /// Bundles whose index could not be read (offline).
     var unreadable: [String] = []
+    /// What an artifact needs beyond its digest (`SyncRun+Trust.swift`); nil for nothing.
+    var trust = RunTrust.none
 
-    init(fetcher: ArtifactFetcher, offline: Bool, fallback: SourceFallback, registryServes: [String: String]? = nil, unreadable: [String] = []) {
+    init(fetcher: ArtifactFetcher, offline: Bool, fallback: SourceFallback, registryServes: [String: String]? = nil, unreadable: [String] = [],
+         trust: RunTrust = .none) {
         self.fetcher = fetcher
         self.offline = offline
         self.fallback = fallback
         self.registryServes = registryServes
         self.unreadable = unreadable
+        self.trust = trust
     }
 
     /// Why `target` may not be downloaded from the registry, or nil when it may.

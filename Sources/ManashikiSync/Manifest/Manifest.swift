@@ -30,6 +30,9 @@ public struct Manifest: Sendable, Hashable, Decodable {
     public var sources: [ArtifactSource] = []
     /// Whether the registry is tried when no source has an artifact. Default `.registry`.
     public var fallback: SourceFallback = .registry
+    /// What must vouch for a model before it is installed, replaced or kept as verified
+    /// (`trust`: signed TUF metadata, publisher signatures; none by default).
+    public var trust: TrustSettings = TrustSettings()
     /// The models wanted, in order.
     public var models: [ModelSpec]
     /// The directory relative paths resolve against (the manifest file's directory when

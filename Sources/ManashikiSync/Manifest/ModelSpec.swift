@@ -26,6 +26,9 @@ public struct ModelSpec: Sendable, Hashable {
     /// order. Also breaks ties between models last used at the same time when evicting (lower
     /// first).
     public var priority: Int
+    /// Whether a publisher signature is required (`"signature"`); nil: the `trust.modelSigning`
+    /// section's default (required). Meaningful only with that section.
+    public var signature: SignatureRequirement?
 
     /// Whether the model may be absent: an `optional` or `onDemand` entry. When the run cannot
     /// deliver it (unknown id, unsatisfiable version, lifecycle, device…) it is skipped with a

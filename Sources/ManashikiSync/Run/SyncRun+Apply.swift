@@ -15,9 +15,14 @@ extension SyncRun {
     func apply(_ plan: Plan, _ observed: Observation) async -> [ModelResult] {
         var results: [String: ModelResult] = [:]
         var work: [PlanItem] = []
+        let context = FetchContext(fetcher: observed.fetcher, offline: options.offline, fallback: manifest.fallback,
+                                   registryServes: observed.catalog.registryServes, unreadable: observed.catalog.unreadable, trust: observed.trust)
         for item in plan.items {
             if Self.isDelete(item.action) { continue }
-            if let passive = Self.passiveStatus(item) {
+            // With trust configured, a kept model is checked again (`confirmKept`).
+            if case .keep = item.action, !context.trust.isEmpty {
+                work.append(item)
+            } else if let passive = Self.passiveStatus(item) {
                 if case .blocked(let cause) = item.action, Self.isPruneBlock(cause) { continue }
                 var result = ModelResult(modelId: item.modelId, planned: item, status: passive)
                 if case .keep = item.action { result.source = "store" }
@@ -27,8 +32,6 @@ extension SyncRun {
                 work.append(item)
             }
         }
-        let context = FetchContext(fetcher: observed.fetcher, offline: options.offline, fallback: manifest.fallback,
-                                   registryServes: observed.catalog.registryServes, unreadable: observed.catalog.unreadable)
         await Concurrently.forEach(work, limit: manifest.store.concurrency, { item in
             await self.perform(item, snapshot: observed.snapshot, context: context)
         }) { result in
@@ -60,6 +63,7 @@ extension SyncRun {
     /// from the first source that serves it.
     private func perform(_ item: PlanItem, snapshot: StoreSnapshot, context: FetchContext) async -> ModelResult {
         let id = item.modelId
+        if case .keep(let version) = item.action { return await confirmKept(item, version: version, context: context) }
         emit(.modelStarted(modelId: id, action: item.action))
         switch item.action {
         case .verify(let version, let sha, let size):
@@ -68,9 +72,23 @@ extension SyncRun {
             }
             let previous = state.withLock { $0.models[id] }
             let facts = previous?.sha256 == sha ? previous?.record : facts(of: id, sha256: sha)
-            record(id, StoreState.Installed(version: version, sha256: sha, size: size, identity: identity, record: facts))
             var result = ModelResult(modelId: id, planned: item, status: .verified(version: version))
             result.source = "store"
+            // The file's digest is recorded whatever trust says (so it is not hashed again); it
+            // is reported verified only when the trust checks accept it (else failed, and the
+            // next run checks it again as a kept model).
+            var signer: PublisherSigner?
+            do {
+                let candidate = ArtifactCandidate(modelId: id, version: version, sha256: sha, size: size, source: "store",
+                                                  purpose: .keep, pinnedExactly: pinnedExactly(id))
+                let evidence = try await confirm(candidate, trust: context.trust)
+                signer = keepSignature(id, evidence, trust: context.trust)
+                result.signer = signer
+                if !evidence.isEmpty { result.trust = evidence }
+            } catch {
+                result.status = .failed(SyncFailure(error))
+            }
+            record(id, StoreState.Installed(version: version, sha256: sha, size: size, identity: identity, record: facts, signer: signer))
             return result
         case .download(let target), .replace(_, let target, _):
             do { return try await install(item, target: target, context: context) } catch {
@@ -96,6 +114,14 @@ extension SyncRun {
         }
         let run = options
         let directory = layout.directory
+        // Trust decides on the digest the transfer enforces, before a byte is fetched.
+        let expectedSource = context.fetcher.expectedSource(sha256: target.sha256, isPrivate: target.needsSession,
+                                                            registryAllowed: context.registryRefusal(id, target) == nil) ?? "registry"
+        var purpose = ArtifactCandidate.Purpose.install
+        if case .replace = item.action { purpose = .replace }
+        let candidate = ArtifactCandidate(modelId: id, version: target.version, sha256: target.sha256, size: target.size,
+                                          source: expectedSource, purpose: purpose, pinnedExactly: pinnedExactly(id))
+        let evidence = try await confirm(candidate, trust: context.trust)
         let fetched = try await context.fetcher.fetch(id, target: target, store: { try StorageDirectory(url: directory) }, run: run, progress: progress,
                                                       warn: { [tally] text in tally.withLock { $0.sourceWarnings.append(text) } },
                                                       registryRefusal: context.registryRefusal(id, target)?.text) { [self] in
@@ -111,9 +137,13 @@ extension SyncRun {
             throw SyncFailure(kind: .terminal, message: "the download reported success but \(layout.modelFile(id).path) is missing")
         }
         tally.withLock { $0.count(downloaded, from: fetched.source) }
+        let signer = keepSignature(id, evidence, trust: context.trust)
+        await didInstall(candidate, evidence: evidence, trust: context.trust)
         record(id, StoreState.Installed(version: target.version, sha256: downloaded.sha256, size: downloaded.size, identity: identity,
-                                        record: facts(of: id, sha256: downloaded.sha256)))
+                                        record: facts(of: id, sha256: downloaded.sha256), signer: signer))
         var result = ModelResult(modelId: id, planned: item, status: .installed(version: target.version))
+        result.signer = signer
+        if !evidence.isEmpty { result.trust = evidence }
         if case .replace(let from, _, _) = item.action { result.status = .replaced(from: from, to: target.version) }
         result.source = fetched.source
         if !fetched.skipped.isEmpty { result.sourcesSkipped = fetched.skipped }
@@ -211,6 +241,7 @@ extension SyncRun {
         guard unlink(url.path) == 0 else {
             return .failed(SyncFailure(APIError.fileSystem(operation: "delete", path: url.path, code: errno)))
         }
+        StoredSignatures.remove(id, in: layout)
         forget(id)
         return .pruned
     }

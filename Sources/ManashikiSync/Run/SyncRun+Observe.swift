@@ -22,6 +22,8 @@ struct Observation: Sendable {
     var lastUse: [String: Date] = [:]
     /// Models some process holds a lease on (`ModelLease`), read when the manifest has a budget.
     var inUse: Set<String> = []
+    /// The run's trust (`SyncRun.makeTrust`); `.none` when none is configured.
+    var trust = RunTrust.none
 }
 
 extension SyncRun {
@@ -54,6 +56,11 @@ extension SyncRun {
 
         var fetcher = makeFetcher()
         warnings += await fetcher.readIndexes()
+        let trust: RunTrust
+        do { trust = try makeTrust(fetcher) } catch {
+            return .stopped(SyncReport(outcome: .failed, runFailure: SyncFailure(kind: .terminal, message: "trust: \(error)"),
+                                       cleanedLeftovers: cleaned, warnings: warnings))
+        }
         let catalog: CatalogSource.Catalog
         switch await catalogSource.read(manifest, fetcher: fetcher, registry: registry, retry: retry, emit: emit) {
         case .success(let read): catalog = read
@@ -77,6 +84,7 @@ extension SyncRun {
         let snapshot = await StoreScanner.snapshot(layout, state: initial, identities: identities, candidateSizes: sizes)
         var observation = Observation(cleaned: cleaned, warnings: warnings, initial: initial, snapshot: snapshot, catalog: catalog,
                                       invalidEntries: invalidEntries, fetcher: fetcher)
+        observation.trust = trust
         observeUsage(&observation)
         return .observed(observation)
     }
@@ -97,6 +105,7 @@ extension SyncRun {
             if case .bundle(let path) = source.kind { bundle = BundleLayout(directory: manifest.bundleDirectory(path)) }
             var resolved = ArtifactFetcher.ResolvedSource(source: source, bundle: bundle, label: manifest.label(of: source))
             resolved.oci = ociClient(source, label: resolved.label) // OCI/SyncRun+OCI.swift
+            resolved.s3 = s3Client(source, label: resolved.label)   // S3/SyncRun+S3.swift
             return resolved
         }
         // Mirrors are fetched over the registry client's transport (its TLS trust and proxies).

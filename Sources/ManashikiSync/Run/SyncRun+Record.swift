@@ -26,6 +26,8 @@ struct RunRecord: Sendable {
     var cleaned: [String]
     var bytesHashed: Int64
     var warnings: [String]
+    /// Where each bucket source's credentials came from (`SyncReport.sourceCredentials`).
+    var sourceCredentials: [String: String] = [:]
 
     init(observed: Observation, plan: Plan) {
         self.plan = plan
@@ -138,6 +140,7 @@ extension SyncRun {
                                 bytesDownloaded: tally.bytesDownloaded, bytesHashed: run.bytesHashed, warnings: run.warnings + tally.sourceWarnings)
         report.bytesBySource = tally.bytesBySource
         report.bytesReused = tally.bytesReused
+        report.sourceCredentials = run.sourceCredentials
         return report
     }
 }

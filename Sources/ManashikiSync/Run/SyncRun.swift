@@ -80,6 +80,7 @@ final class SyncRun: Sendable {
         let plan = await makePlan(observed)
         emit(.planReady(plan))
         var run = RunRecord(observed: observed, plan: plan)
+        run.sourceCredentials = await observed.fetcher.credentialSources()
         if options.dryRun {
             return report(.planned, run, plan.items.map { ModelResult(modelId: $0.modelId, planned: $0, status: Self.passiveStatus($0) ?? .notRun("dry run")) })
         }

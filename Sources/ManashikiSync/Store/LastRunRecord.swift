@@ -26,10 +26,14 @@ package struct LastRunRecord: Sendable, Codable, Equatable {
     /// When the last run that exited 0 finished (this one or an earlier one); nil if none has.
     /// Carried from record to record, so a failed run does not lose it (absent in older records).
     package var lastSuccessAt: Date?
+    /// Where each bucket source's credentials came from, by label (never a secret; absent in
+    /// older records and for runs without buckets).
+    package var sourceCredentials: [String: String]?
 
     /// Creates a record.
     package init(command: String, startedAt: Date, finishedAt: Date, outcome: String, exitCode: Int32,
-                 counts: [String: Int], bytesDownloaded: Int64, error: String?, lastSuccessAt: Date?) {
+                 counts: [String: Int], bytesDownloaded: Int64, error: String?, lastSuccessAt: Date?,
+                 sourceCredentials: [String: String]? = nil) {
         self.command = command
         self.startedAt = startedAt
         self.finishedAt = finishedAt
@@ -39,6 +43,7 @@ package struct LastRunRecord: Sendable, Codable, Equatable {
         self.bytesDownloaded = bytesDownloaded
         self.error = error
         self.lastSuccessAt = lastSuccessAt
+        self.sourceCredentials = sourceCredentials
     }
 
     /// The latest success this record knows: its own end if it exited 0, else `lastSuccessAt`.

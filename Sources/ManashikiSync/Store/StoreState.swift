@@ -25,16 +25,22 @@ public struct StoreState: Sendable, Hashable, Codable {
         /// (`Reconciler.Options.owner`). Nil for entries written before owners were recorded;
         /// they count as the running owner's.
         public var owners: [String]?
+        /// Who signed the installed file, when its publisher signature verified
+        /// (`trust.modelSigning`); its `signatureSHA256` names the store's copy
+        /// (`StoreLayout.signatureFile`). Nil: no publisher check ran, or the model is unsigned
+        /// and its signature optional.
+        public var signer: PublisherSigner?
 
         /// Creates an entry.
         public init(version: String, sha256: String, size: Int64, identity: FileIdentity, record: ArtifactFacts? = nil,
-                    owners: [String]? = nil) {
+                    owners: [String]? = nil, signer: PublisherSigner? = nil) {
             self.version = version
             self.sha256 = sha256
             self.size = size
             self.identity = identity
             self.record = record
             self.owners = owners
+            self.signer = signer
         }
 
         /// Whether an owner other than `owner` still wants this model (then `owner`'s prune

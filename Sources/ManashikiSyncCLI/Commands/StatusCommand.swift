@@ -150,6 +150,9 @@ package struct StatusCommand: Sendable {
             line += " — \(run.counts["installed", default: 0]) installed, \(run.counts["replaced", default: 0]) replaced, \(run.counts["pruned", default: 0]) pruned, \(run.counts["failed", default: 0]) failed, \(run.counts["blocked", default: 0]) blocked"
             if let error = run.error { line += "; error: \(error)" }
             console.line(TextSanitizer.oneLine(line))
+            for (label, origin) in (run.sourceCredentials ?? [:]).sorted(by: { $0.key < $1.key }) {
+                console.line(TextSanitizer.oneLine("  \(label): credentials from \(origin)"))
+            }
         } else {
             console.line("Last sync: never (no record in this store)")
         }
@@ -165,7 +168,8 @@ package struct StatusCommand: Sendable {
         }
         let last = view.lastRun.map { run in
             LastRunFields(command: run.command, startedAt: JSONEventWriter.timestamp(run.startedAt), finishedAt: JSONEventWriter.timestamp(run.finishedAt),
-                          outcome: run.outcome, exitCode: Int(run.exitCode), counts: run.counts, bytesDownloaded: run.bytesDownloaded, error: run.error)
+                          outcome: run.outcome, exitCode: Int(run.exitCode), counts: run.counts, bytesDownloaded: run.bytesDownloaded, error: run.error,
+                          sourceCredentials: run.sourceCredentials)
         }
         let budget = view.budget.map { b in
             StatusBudgetFields(maxBytes: b.budget.maxBytes, keepFreeBytes: b.budget.keepFreeBytes,
@@ -214,6 +218,9 @@ private struct LastRunFields: Encodable {
     var counts: [String: Int]
     var bytesDownloaded: Int64
     @Null var error: String?
+    /// Where each bucket source's credentials came from, by label; never a secret (left out
+    /// when the run had no bucket source).
+    var sourceCredentials: [String: String]?
 }
 
 /// The `summary` of `status`.

@@ -78,7 +78,8 @@ package struct SyncCommand: Sendable {
                                        outcome: ResultView.outcome(report.outcome), exitCode: code.rawValue,
                                        counts: ResultView.counts(report.results), bytesDownloaded: report.bytesDownloaded,
                                        error: report.runFailure.map { TextSanitizer.oneLine($0.description) },
-                                       lastSuccessAt: code == .success ? finished : previous?.latestSuccess)
+                                       lastSuccessAt: code == .success ? finished : previous?.latestSuccess,
+                                       sourceCredentials: report.sourceCredentials.isEmpty ? nil : report.sourceCredentials)
             if let problem = record.write(to: layout), context.global.verbosity > .quiet {
                 context.console.warning(problem)
             }

@@ -158,6 +158,9 @@ struct RunSummaryFields: Encodable, Sendable {
     var bytesReused: Int64
     var bytesHashed: Int64
     var bytesBySource: [String: Int64]
+    /// Where each bucket source's credentials came from, by label; never a secret. Left out
+    /// when the run has no bucket source.
+    var sourceCredentials: [String: String]?
     var durationSeconds: Double
     var warnings: [String]
     var cleanedLeftovers: [String]
@@ -177,6 +180,7 @@ struct RunSummaryFields: Encodable, Sendable {
         bytesReused = report.bytesReused
         bytesHashed = report.bytesHashed
         bytesBySource = report.bytesBySource
+        sourceCredentials = report.sourceCredentials.isEmpty ? nil : report.sourceCredentials
         durationSeconds = (summary.durationSeconds * 1000).rounded() / 1000
         warnings = report.warnings.map(TextSanitizer.oneLine)
         cleanedLeftovers = report.cleanedLeftovers

@@ -25,30 +25,51 @@ final class S3Fixture: SyncWorkspace, @unchecked Sendable {
     var store: URL { directory.appendingPathComponent("models") }
     var environment: [String: String] { ["MANASHIKI_API_KEY": Self.key] }
 
-    init(policies: String? = nil, sources: String? = nil) throws {
+    /// The size of `large` in this fixture (`largeSize` unless told).
+    let large: Int
+
+    init(policies: String? = nil, sources: String? = nil, largeSize: Int = S3Fixture.largeSize) throws {
+        large = largeSize
         var catalog = RegistryCatalog()
         catalog.keys = [RegistryKey(secret: Self.key)]
         catalog.add(model: RegistryModel(modelId: "small", version: "1.0.0", artifact: .generated(size: 64 << 10, seed: 301), platforms: ["linux"]))
-        catalog.add(model: RegistryModel(modelId: "large", version: "2.0.0", artifact: .generated(size: Self.largeSize, seed: 302), platforms: ["linux"]))
+        catalog.add(model: RegistryModel(modelId: "large", version: "2.0.0", artifact: .generated(size: largeSize, seed: 302), platforms: ["linux"]))
         registry = try DevelopmentRegistry.start(catalog: catalog)
         try writeManifest(policies: policies, sources: sources)
     }
 
     deinit { registry.stop() }
 
-    /// `manashiki.json` for both models, with `sources` (raw JSON) when given.
-    func writeManifest(policies: String? = nil, sources: String? = nil) throws {
+    /// `manashiki.json` for both models, with `sources` (raw JSON) and `fallback` when given.
+    func writeManifest(policies: String? = nil, sources: String? = nil, fallback: String = "registry") throws {
         var text = TestManifest.text(baseURL: registry.apiBaseURL, store: "models", models: ["small", "large"], policies: policies)
-        if let sources { text = text.replacingOccurrences(of: #" "models": ["#, with: #" "sources": \#(sources), "fallback": "registry", "models": ["#) }
+        if let sources { text = text.replacingOccurrences(of: #" "models": ["#, with: #" "sources": \#(sources), "fallback": "\#(fallback)", "models": ["#) }
         try Data(text.utf8).write(to: manifestURL)
+    }
+
+    /// A fresh machine reading `s3://models/<prefix>` at `s3`: the store emptied, the manifest's
+    /// only source the bucket. Returns the source's label (the key of `bytesBySource`).
+    @discardableResult
+    func readFromBucket(_ s3: SeaweedS3, prefix: String, policies: String? = nil, fallback: String = "registry") throws -> String {
+        try? FileManager.default.removeItem(at: store)
+        let url = "s3://models/\(prefix)"
+        try writeManifest(policies: policies, sources: #"[{"s3": "\#(url)", "endpoint": "\#(s3.endpoint.absoluteString)"}]"#, fallback: fallback)
+        return "bucket \(url) at \(s3.endpoint.absoluteString)"
+    }
+
+    /// Exports the store to `s3://models/<prefix>` as the admin identity.
+    func export(to s3: SeaweedS3, prefix: String) async throws {
+        let run = try await self.run(["export", "s3://models/\(prefix)", "--endpoint", s3.endpoint.absoluteString, "--chunk-size", "5M", "--quiet"],
+                                     environment: environment(SeaweedS3.admin))
+        try #require(run.status == 0, "\(run.all)")
     }
 
     func expected(_ id: String) -> Data { registry.artifactBytes(modelId: id) ?? Data() }
     func sha256(_ id: String) -> String { registry.sha256(modelId: id) }
 
     /// A fixture whose store holds both models, synced from the registry.
-    static func synced(policies: String? = nil) async throws -> S3Fixture {
-        let fixture = try S3Fixture(policies: policies)
+    static func synced(policies: String? = nil, largeSize: Int = S3Fixture.largeSize) async throws -> S3Fixture {
+        let fixture = try S3Fixture(policies: policies, largeSize: largeSize)
         let sync = try await fixture.run(["sync", "--quiet"])
         try #require(sync.status == 0, "\(sync.all)")
         return fixture

@@ -31,6 +31,9 @@ struct ExampleManifestTests {
         #expect(keys(props["store"] as? [String: Any]) == Set(ManifestValidator.storeKeys))
         #expect(keys(props["device"] as? [String: Any]) == Set(ManifestValidator.deviceKeys))
         #expect(keys(props["policies"] as? [String: Any]) == Set(ManifestValidator.policyKeys))
+        let trust = props["trust"] as? [String: Any]
+        #expect(keys(trust) == Set(ManifestValidator.trustKeys))
+        #expect(keys((trust?["properties"] as? [String: Any])?["modelSigning"] as? [String: Any]) == Set(ManifestValidator.modelSigningKeys))
         let defs = try #require(schema["$defs"] as? [String: Any])
         #expect(keys(defs["model"] as? [String: Any]) == Set(ManifestValidator.modelKeys))
         #expect(keys(defs["source"] as? [String: Any]) == Set(ArtifactSourceParser.keys))

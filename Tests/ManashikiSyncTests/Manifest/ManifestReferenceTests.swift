@@ -23,8 +23,10 @@ struct ManifestReferenceTests {
         paths += under("models[]", V.modelKeys.filter { $0 != "session" }) + under("models[].session", V.sessionKeys.filter { $0 != "mint" })
             + under("models[].session.mint", V.mintKeys)
         paths += under("sources[]", ArtifactSourceParser.keys)
+        paths += under("trust.tuf", V.tufKeys) + under("trust.modelSigning", V.modelSigningKeys)
         // Every group the validator knows is covered above.
-        #expect(Set(V.rootKeys) == ["schemaVersion", "registry", "store", "device", "policies", "metrics", "sources", "fallback", "models"])
+        #expect(Set(V.rootKeys) == ["schemaVersion", "registry", "store", "device", "policies", "metrics", "sources", "fallback", "trust", "models"])
+        #expect(Set(V.trustKeys) == ["tuf", "modelSigning"])
         #expect(Set(V.storeKeys) == ["directory", "concurrency", "prune", "owner", "budget"])
         return paths
     }

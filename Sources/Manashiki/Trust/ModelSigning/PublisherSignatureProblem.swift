@@ -67,6 +67,60 @@ public enum PublisherSignatureProblem: Error, Sendable, Hashable, CustomStringCo
     }
 }
 
+extension PublisherSignatureProblem {
+    /// A stable name for scripts (`TrustRefusal.problemCode`, `--json`'s `trust.problem`):
+    /// `missing`, `malformed`, `unsupported-bundle`, `keyless`, `missing-key-hint`,
+    /// `unknown-key`, `no-keys-configured`, `no-roots-configured`, `certificate-expired`,
+    /// `certificate-untrusted`, `certificate-usage`, `certificate-invalid`, `bad-signature`,
+    /// `compatibility-format`, `statement`, `inconsistent-subject`, `subject-name`,
+    /// `not-single-file`, `digest-mismatch`.
+    public var code: String {
+        switch self {
+        case .missing: return "missing"
+        case .malformed: return "malformed"
+        case .unsupportedBundle: return "unsupported-bundle"
+        case .keyless: return "keyless"
+        case .missingKeyHint: return "missing-key-hint"
+        case .unknownKey: return "unknown-key"
+        case .noKeysConfigured: return "no-keys-configured"
+        case .noRootsConfigured: return "no-roots-configured"
+        case .certificate(.expired): return "certificate-expired"
+        case .certificate(.untrusted): return "certificate-untrusted"
+        case .certificate(.wrongUsage): return "certificate-usage"
+        case .certificate(.invalid): return "certificate-invalid"
+        case .badSignature: return "bad-signature"
+        case .compatibilityFormat: return "compatibility-format"
+        case .statement: return "statement"
+        case .inconsistentSubject: return "inconsistent-subject"
+        case .subjectName: return "subject-name"
+        case .notSingleFile: return "not-single-file"
+        case .digestMismatch: return "digest-mismatch"
+        }
+    }
+
+    /// What to do about it, in a sentence.
+    public var remedy: String {
+        switch self {
+        case .missing:
+            return "Ask the publisher for the model's model.sig, and make it reachable: next to the blob in a bundle or mirror (export carries the store's copy), as a layer of the OCI artifact, or at trust.modelSigning.signatureURL; or mark the model \"signature\": \"optional\" if it may be installed unsigned."
+        case .unknownKey, .noKeysConfigured:
+            return "If this publisher's key is the right one, pin it in trust.modelSigning.keys (PEM, openssl pkey -pubout); otherwise the artifact was not signed by a publisher you trust."
+        case .noRootsConfigured, .certificate(.untrusted):
+            return "If the signing certificate's issuer is the right one, pin its root (or intermediate) in trust.modelSigning.roots; otherwise the artifact was not signed by a publisher you trust."
+        case .certificate(.expired):
+            return "Ask the publisher to sign the model again with a current certificate (certificates are checked at the time of the check, not of signing)."
+        case .keyless:
+            return "Ask the publisher for a signature made with a key (model_signing sign key) or a certificate (model_signing sign certificate)."
+        case .subjectName:
+            return "The signature belongs to another model (or names the file differently): get this model's own signature, or set trust.modelSigning.subject to \"any\" if the publisher signs files under other names."
+        case .digestMismatch, .badSignature, .inconsistentSubject:
+            return "The signature does not cover these bytes: the registry, a source or the signature was changed, or the publisher signed another build. Do not install it; tell the publisher and the registry's operator."
+        default:
+            return "Ask the publisher to sign the model file itself again with model_signing 1.x (sign key or sign certificate)."
+        }
+    }
+}
+
 /// Why a certificate chain was refused.
 public enum CertificateProblem: Sendable, Hashable, CustomStringConvertible {
     /// Not valid yet or no longer valid at the time of verification.

@@ -1,5 +1,4 @@
 import Foundation
-import ManashikiCore
 
 /// `trust.tuf` as an `ArtifactTrust`: a model version may be installed, replaced or kept only
 /// when the signed repository lists `models/<modelId>/<version>.bin` with exactly the
@@ -87,49 +86,5 @@ public actor TUFArtifactTrust: ArtifactTrust {
             return false
         }
         return a < b
-    }
-}
-
-/// The highest version of each model installed with trust, kept where a restore of the app's
-/// files cannot roll it back (Keychain on Apple platforms, a file elsewhere; the sync agent's is
-/// `FileHighWaterMarks` under the store's `.manashiki/`).
-public protocol TrustHighWaterMarks: Sendable {
-    /// The highest version recorded for `modelId`.
-    func highest(_ modelId: String) -> String?
-    /// Records `version` as the highest for `modelId`.
-    func record(_ version: String, for modelId: String) throws
-}
-
-/// High-water marks in a JSON file (`{"formatVersion": 1, "models": {"tiny": "1.2.0"}}`),
-/// replaced durably. The sync agent keeps it at `<store>/.manashiki/trust/high-water.json`.
-public final class FileHighWaterMarks: TrustHighWaterMarks, @unchecked Sendable {
-    /// The file.
-    public let file: URL
-    private let lock = NSLock()
-
-    /// Marks kept in `file`.
-    public init(file: URL) { self.file = file }
-
-    public func highest(_ modelId: String) -> String? {
-        lock.lock()
-        defer { lock.unlock() }
-        return read()[modelId]
-    }
-
-    public func record(_ version: String, for modelId: String) throws {
-        lock.lock()
-        defer { lock.unlock() }
-        var models = read()
-        models[modelId] = version
-        let document: [String: Any] = ["formatVersion": 1, "models": models]
-        try FileManager.default.createDirectory(at: file.deletingLastPathComponent(), withIntermediateDirectories: true)
-        try DurableFile.replace(file, with: JSONSerialization.data(withJSONObject: document, options: [.sortedKeys]))
-    }
-
-    private func read() -> [String: String] {
-        guard let data = TUFMetadataStore.readBounded(file, maxLength: 4 << 20),
-              let object = (try? JSONValue.parse(data))?.foundationValue as? [String: Any], // the strict reader: a duplicate key is refused
-              object["formatVersion"] as? Int == 1 else { return [:] }
-        return object["models"] as? [String: String] ?? [:]
     }
 }

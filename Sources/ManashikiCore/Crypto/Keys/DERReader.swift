@@ -1,11 +1,13 @@
 /// A strict, bounded reader of DER (ITU-T X.690): definite lengths in their shortest form only,
-/// never past the end of its input, one tag at a time. It reads what public keys and ECDSA
-/// signatures are made of (SEQUENCE, INTEGER, BIT STRING, OBJECT IDENTIFIER, NULL) and nothing
-/// more; anything else is a `PublicKeyError.malformed`.
+/// never past the end of its input, one tag at a time. It reads what public keys, ECDSA
+/// signatures and X.509 certificates are made of (SEQUENCE, SET, INTEGER, BIT STRING, OCTET
+/// STRING, BOOLEAN, OBJECT IDENTIFIER, NULL, times; any other tag by its byte, with
+/// `read(tagByte:what:)`); anything else is a `PublicKeyError.malformed`.
 struct DERReader {
     /// ASN.1 universal tags this reader knows.
     enum Tag: UInt8 {
-        case integer = 0x02, bitString = 0x03, null = 0x05, objectIdentifier = 0x06, sequence = 0x30
+        case boolean = 0x01, integer = 0x02, bitString = 0x03, octetString = 0x04, null = 0x05, objectIdentifier = 0x06
+        case utcTime = 0x17, generalizedTime = 0x18, sequence = 0x30, set = 0x31
     }
 
     private let bytes: [UInt8]
@@ -27,16 +29,36 @@ struct DERReader {
 
     /// Reads one element with `tag` and returns the range of its contents.
     mutating func read(_ tag: Tag, what: String) throws(PublicKeyError) -> Range<Int> {
-        guard offset < end, bytes[offset] == tag.rawValue else {
-            throw .malformed("\(what): expected DER tag 0x\(Hex.encode([tag.rawValue]))")
+        try read(tagByte: tag.rawValue, what: what)
+    }
+
+    /// Reads one element whose identifier octet is `tagByte` (a context-specific `[3]` is
+    /// `0xA3`) and returns the range of its contents, or of the whole element (identifier and
+    /// length included) with `whole`.
+    mutating func read(tagByte: UInt8, what: String, whole: Bool = false) throws(PublicKeyError) -> Range<Int> {
+        guard offset < end, bytes[offset] == tagByte else {
+            throw .malformed("\(what): expected DER tag 0x\(Hex.encode([tagByte]))")
         }
+        let start = offset
         offset += 1
         let length = try readLength(what: what)
         guard length <= end - offset else { throw .malformed("\(what): length runs past the end") }
         let range = offset..<(offset + length)
         offset += length
-        return range
+        return whole ? start..<offset : range
     }
+
+    /// Reads the next element whatever its tag: the tag and its contents' range.
+    mutating func readAny(what: String) throws(PublicKeyError) -> (tag: UInt8, contents: Range<Int>) {
+        guard let tag = nextTag else { throw .malformed("\(what): missing") }
+        return (tag, try read(tagByte: tag, what: what))
+    }
+
+    /// The bytes of `range` (a range this reader returned).
+    func contents(_ range: Range<Int>) -> ArraySlice<UInt8> { bytes[range] }
+
+    /// A reader over the contents `range` (a range this reader returned).
+    func reader(_ range: Range<Int>) -> DERReader { DERReader(bytes, range: range) }
 
     /// Reads a nested reader over a SEQUENCE's contents.
     mutating func sequence(what: String) throws(PublicKeyError) -> DERReader {

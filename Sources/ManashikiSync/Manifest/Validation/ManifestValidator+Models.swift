@@ -44,9 +44,19 @@ extension ManifestValidator {
             }
             if let value = o["session"] { spec.session = sessionSource(value, at: "\(path).session") }
             classify(&spec, o, at: path)
+            spec.signature = signatureRequirement(o, "signature", at: path)
             specs.append(spec)
         }
         return specs
+    }
+
+    /// A model's `"signature"` needs a `trust.modelSigning` section to mean anything.
+    mutating func checkSignatureRequirements(_ manifest: Manifest) {
+        guard manifest.trust.modelSigning == nil else { return }
+        for (i, spec) in manifest.models.enumerated() where spec.signature != nil {
+            problems.append(ManifestProblem(path: "models[\(i)].signature", message: "needs a trust.modelSigning section (pinned publisher keys or roots) to check signatures against",
+                                            hint: #"add "trust": {"modelSigning": {"keys": [{"file": "publisher.pub.pem"}]}}, or remove "signature""#))
+        }
     }
 
     /// `class`, `optional` (its older spelling) and `priority`, which must agree.

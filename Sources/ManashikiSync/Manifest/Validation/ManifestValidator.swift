@@ -9,7 +9,7 @@ import ManashikiCore
 struct ManifestValidator {
     var problems: [ManifestProblem] = []
 
-    static let rootKeys = ["schemaVersion", "registry", "store", "device", "policies", "metrics", "sources", "fallback", "models"]
+    static let rootKeys = ["schemaVersion", "registry", "store", "device", "policies", "metrics", "sources", "fallback", "trust", "models"]
     static let metricsKeys = ["file"]
     static let registryKeys = ["baseURL", "apiKey", "caBundle"]
     static let storeKeys = ["directory", "concurrency", "prune", "owner", "budget"]
@@ -21,7 +21,7 @@ struct ManifestValidator {
     static let networkKeys = ["cellular", "expensive", "lowDataMode", "waitForConnectivity"]
     static let transferKeys = ["maxConnections", "parallelThresholdBytes", "maxRunConnections"]
     static let documentKeys = ["timeoutSeconds", "minBytesPerSecond", "rateWindowSeconds"]
-    static let modelKeys = ["id", "version", "sha256", "platforms", "session", "optional", "class", "priority"]
+    static let modelKeys = ["id", "version", "sha256", "platforms", "session", "optional", "class", "priority", "signature"]
     static let keySourceKeys = ["env", "file"]
     static let sessionKeys = ["env", "file", "command", "mint"]
     static let mintKeys = ["principalId", "ttlSec"]
@@ -81,8 +81,11 @@ struct ManifestValidator {
         let (sources, fallback, sourceProblems) = ArtifactSourceParser.parse(sources: top["sources"], fallback: top["fallback"])
         problems += sourceProblems
         var manifest = Manifest(registry: registry, store: store, device: device, policies: policies, metrics: metrics, models: models)
+        if let value = top["trust"], let section = object(value, at: "trust", known: Self.trustKeys) { manifest.trust = trustSettings(section) }
+        checkSignatureRequirements(manifest)
         manifest.sources = sources
         manifest.fallback = fallback
+        if let value = top["trust"], let trust = object(value, at: "trust", known: Self.trustKeys) { manifest.trust = trustSettings(trust) }
         manifest.schemaVersion = Manifest.currentSchemaVersion
         return manifest
     }

@@ -1,0 +1,131 @@
+#if os(Linux) || os(macOS)
+import Foundation
+import ManashikiCore
+import ManashikiTestSupport
+import ManashikiLoopback
+import Manashiki
+import Testing
+#if canImport(Glibc)
+import Glibc
+#elseif canImport(Darwin)
+import Darwin
+#endif
+
+/// A bucket as a source, with real parts: what `export s3://` wrote to SeaweedFS (the suite's one
+/// server, shared with `S3BucketTests`) read back by `sync` through the transfer engine, each
+/// request signed; the bucket refusing the credentials, serving a corrupt blob, dying mid-download.
+@Suite("S3 buckets as a source: sync reads what export s3:// wrote, signed, verified against the index's digest; refusals fall back, corruption is refused, a killed server resumes",
+       .requires(.weed, .aws, .curl))
+struct S3SourceTests {
+    @Test("export then sync through the bucket with the read-only identity: every byte from the bucket (the 12 MiB blob above the parallel threshold, in signed ranges), none from the registry's storage; the credential source named in --json and status, never the secret")
+    func syncFromBucket() async throws {
+        let s3 = try await S3Fixture.shared()
+        let fixture = try await S3Fixture.synced()
+        let prefix = S3Fixture.prefix("source")
+        try await fixture.export(to: s3, prefix: prefix)
+        let label = try fixture.readFromBucket(s3, prefix: prefix, policies: #"{"checkCompatibility": false, "transfer": {"parallelThresholdBytes": 4194304}}"#)
+        let sync = try await fixture.run(["sync", "--json"], environment: fixture.environment(SeaweedS3.reader))
+        #expect(sync.status == 0, "\(sync.all)")
+        let summary = sync.summary()
+        let total = (64 << 10) + S3Fixture.largeSize
+        #expect(summary["bytesBySource"] as? [String: Int] == [label: total], "\(summary)")
+        #expect(summary["sourceCredentials"] as? [String: String] == [label: "environment"], "\(summary)")
+        #expect(summary["warnings"] as? [String] == [], "\(summary)")
+        for id in ["small", "large"] {
+            #expect(fixture.installed(id) == fixture.expected(id))
+            #expect(sync.summaryModel(id)?["source"] as? String == label)
+        }
+        let status = try await fixture.run(["status", "--json"], environment: fixture.environment(SeaweedS3.reader))
+        let lastRun = status.summary()["lastRun"] as? [String: Any]
+        #expect(lastRun?["sourceCredentials"] as? [String: String] == [label: "environment"], "\(status.all)")
+        let text = try await fixture.run(["status"], environment: fixture.environment(SeaweedS3.reader))
+        #expect(text.stdout.contains("\(label): credentials from environment"), "\(text.all)")
+        for output in [sync.all, status.all, text.all] { #expect(!output.contains(SeaweedS3.reader.secretKey)) }
+    }
+
+    @Test("a bucket that refuses the credentials (wrong secret) is a failed source: the run falls back to the registry naming GetObject, the key, 403 SignatureDoesNotMatch and what to do; with \"fallback\": \"none\" it exits 1, never 2")
+    func refusedCredentialsFallBack() async throws {
+        let s3 = try await S3Fixture.shared()
+        let fixture = try await S3Fixture.synced()
+        let prefix = S3Fixture.prefix("refused")
+        try await fixture.export(to: s3, prefix: prefix)
+        var wrong = SeaweedS3.reader
+        wrong.secretKey = "Kq7WrongSecret/0123456789abcdefghijklm"
+        try fixture.readFromBucket(s3, prefix: prefix)
+        let fellBack = try await fixture.run(["sync", "--json"], environment: fixture.environment(wrong))
+        #expect(fellBack.status == 0, "\(fellBack.all)")
+        let summary = fellBack.summary()
+        #expect(summary["bytesBySource"] as? [String: Int] == ["registry": (64 << 10) + S3Fixture.largeSize], "\(summary)")
+        let warnings = (summary["warnings"] as? [String] ?? []).joined(separator: "\n")
+        #expect(warnings.contains("S3 GetObject s3://models/\(prefix)index.json: HTTP 403 SignatureDoesNotMatch"), "\(warnings)")
+        #expect(warnings.contains("does not match their access key id"), "\(warnings)")
+
+        try fixture.readFromBucket(s3, prefix: prefix, fallback: "none")
+        let failed = try await fixture.run(["sync"], environment: fixture.environment(wrong))
+        #expect(failed.status == 1, "\(failed.all)")
+        #expect(failed.stderr.contains("SignatureDoesNotMatch") && failed.stderr.contains("is not available"), "\(failed.stderr)")
+        #expect(fixture.installed("small") == nil)
+        for output in [fellBack.all, failed.all] { #expect(!output.contains(wrong.secretKey) && !output.contains(SeaweedS3.reader.secretKey)) }
+    }
+
+    @Test("a corrupted blob in the bucket (same size, other bytes, written by the AWS CLI) is refused, never installed, and fetched from the registry; the other blob still comes from the bucket")
+    func corruptBlobRefused() async throws {
+        let s3 = try await S3Fixture.shared()
+        let fixture = try await S3Fixture.synced()
+        let prefix = S3Fixture.prefix("corrupt")
+        try await fixture.export(to: s3, prefix: prefix)
+        var bad = fixture.expected("small")
+        bad[bad.count / 2] ^= 0xFF
+        let file = fixture.directory.appendingPathComponent("bad.bin")
+        try bad.write(to: file)
+        let (put, _) = try await S3Fixture.aws(s3, ["s3api", "put-object", "--bucket", "models", "--key", "\(prefix)blobs/sha256/\(fixture.sha256("small"))", "--body", file.path])
+        try #require(put.succeeded, "\(put.output)")
+        let label = try fixture.readFromBucket(s3, prefix: prefix)
+        let sync = try await fixture.run(["sync", "--json"], environment: fixture.environment(SeaweedS3.reader))
+        #expect(sync.status == 0, "\(sync.all)")
+        let summary = sync.summary()
+        #expect(summary["bytesBySource"] as? [String: Int] == [label: S3Fixture.largeSize, "registry": 64 << 10], "\(summary)")
+        #expect((summary["warnings"] as? [String] ?? []).contains { $0.contains("\(label) served a corrupt copy of small") }, "\(summary)")
+        #expect(fixture.installed("small") == fixture.expected("small") && fixture.installed("large") == fixture.expected("large"))
+    }
+
+    @Test("the server killed with SIGKILL mid-download: the run fails (fallback none, exit 1) keeping the bytes; once the server is back the next run fetches only the rest from the bucket")
+    func killedServerResumes() async throws {
+        // Its own server: killing the suite's shared one would fail the tests running beside this one.
+        let scratch = ScratchDirectory("manashiki-seaweedfs-kill")
+        let s3 = try await SeaweedS3.start(workdir: scratch.url)   // no lifetime: SIGKILL reaches weed itself
+        SeaweedS3Reaper.track(s3.pid)
+        defer { s3.stop() }
+        // 48 MiB: more than the loopback socket buffers hold, so a dead server leaves most of it unsent.
+        let fixture = try await S3Fixture.synced(largeSize: 48 << 20)
+        let prefix = S3Fixture.prefix("killed")
+        try await fixture.export(to: s3, prefix: prefix)
+        // 8 MiB/s: the blob takes about six seconds; the kill lands inside it.
+        let label = try fixture.readFromBucket(s3, prefix: prefix, policies: #"{"checkCompatibility": false, "retry": {"maxAttempts": 1}, "maxBytesPerSecond": 8388608}"#,
+                                               fallback: "none")
+        let child = try fixture.start(["sync", "--json"], environment: fixture.environment(SeaweedS3.reader))
+        let store = fixture.store
+        var caught = false
+        for _ in 0..<600 where !caught {
+            caught = PartialFolder.resumableBytes(in: store).contains { $0 >= 8 << 20 && $0 < 24 << 20 }
+            if !caught { try await Task.sleep(for: .milliseconds(50)) }
+        }
+        try #require(caught, "the download was not caught mid-transfer")
+        s3.killHard()
+        let first = await child.finish(timeout: 60)
+        #expect(first.status == 1 || first.status == 3, "\(first.all)")
+        let kept = try #require(PartialFolder.resumableBytes(in: store).max(), "no partial kept: \(first.all)")
+        #expect(kept >= 8 << 20 && kept < fixture.large)
+        try s3.restart()
+        let second = try await fixture.run(["sync", "--json"], environment: fixture.environment(SeaweedS3.reader))
+        #expect(second.status == 0, "\(second.all)")
+        let resumed = second.summaryModel("large")?["resumedFrom"] as? Int ?? 0
+        #expect(Int64(resumed) >= kept, "\(second.all)")
+        let fromBucket = (second.summary()["bytesBySource"] as? [String: Int])?[label] ?? -1
+        // The promise: what was kept is never fetched again (the small model may come in this run too).
+        let smallAgain = second.summaryModel("small")?["status"] as? String == "installed" ? 64 << 10 : 0
+        #expect(fromBucket == fixture.large - resumed + smallAgain, "\(second.summary())")
+        #expect(fixture.installed("large") == fixture.expected("large"))
+    }
+}
+#endif
