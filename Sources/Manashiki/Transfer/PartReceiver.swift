@@ -77,6 +77,7 @@ final class PartReceiver: HTTPBodyConsumer, @unchecked Sendable {
     /// The CPU time all this took is the connection's busy time (`ConnectionController`).
     private func consume(_ bytes: BytesRef) async throws {
         let offset = written, ledger = context.ledger
+        await ledger.makeRoom(for: bytes.count)
         let hashing = ledger.claimHash(at: offset)
         var cpu: UInt64 = 0
         do {

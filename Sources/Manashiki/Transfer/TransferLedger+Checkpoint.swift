@@ -10,8 +10,9 @@ import ManashikiCore
 /// whenever a part ends, whenever a part's worth of bytes (`partSize`) is unrecorded, and at
 /// least every second while bytes arrive, one write at a time, on the I/O queue. Each records
 /// only bytes whose `pwrite` returned, flushed to disk before the sidecar naming them is
-/// renamed into place (`recorder`). So after a crash the bytes written but not recorded are at
-/// most about one part per running connection.
+/// renamed into place (`recorder`). A connection about to write past a part's worth of
+/// unrecorded bytes waits for the checkpoint (`makeRoom(for:)`), so after a crash the bytes
+/// written but not recorded are at most one part per running connection, however slow the disk.
 extension TransferLedger {
     struct CheckpointState {
         /// What the sidecar records; nil while the partial is recorded in order (its length).
@@ -63,6 +64,29 @@ extension TransferLedger {
     /// are recorded within about a second even when no more arrive).
     func checkpointIfDue() {
         if let snapshot = state.withLock({ Self.claimCheckpoint(&$0, partDone: false) }) { record(snapshot) }
+    }
+
+    /// Waits, before a connection writes `count` more bytes of a partial recorded by parts,
+    /// until the bytes written but not yet recorded stay within one part (`dueBytes`): starts a
+    /// checkpoint if none runs and waits for it. The sidecar's flushes are slower than the link
+    /// on a busy disk; without this back-pressure a crash could cost more than the promised one
+    /// part per running connection.
+    func makeRoom(for count: Int) async {
+        while true {
+            let (wait, snapshot) = state.withLock { s -> (Bool, ByteRangeSet?) in
+                guard let recorded = s.checkpoint.recorded else { return (false, nil) }
+                let unrecorded = s.written.count - recorded.count
+                guard unrecorded > 0, unrecorded + Int64(count) > s.checkpoint.dueBytes else { return (false, nil) }
+                if s.checkpoint.running { return (true, nil) }
+                s.checkpoint.running = true
+                s.checkpoint.partDone = false
+                s.checkpoint.lastStarted = Deadline.now
+                return (true, s.written)
+            }
+            if let snapshot { record(snapshot) }
+            guard wait else { return }
+            await checkpointIdle()
+        }
     }
 
     /// Writes the sidecar for `snapshot` on the I/O queue (its flushes can take long on a busy
