@@ -132,13 +132,11 @@ struct ResumeAfterCrashTests {
     func deadlineHoldsDuringStall() async throws {
         let f = try SyncFixture(models: ["beta"], policies: #"{"checkCompatibility": false, "retry": {"maxAttempts": 4}, "downloadTimeoutSeconds": 2}"#)
         f.registry.setFault(.stall(afterBytes: 1000), modelId: "beta", endpoint: .storage)
-        let started = Date()
         let result = try await f.run(["sync"], timeout: 90)
-        let elapsed = Date().timeIntervalSince(started)
         #expect(result.status != 0)
+        // The deadline's own message, never the stall detector's (60 s per attempt): no timing
+        // of the run, which a loaded machine stretches.
         #expect(result.stderr.contains("within the 2 s allowed"), "\(result.stderr)")
-        // The stall detector alone would take 60 s per attempt (~66 s with resumes); generous bound.
-        #expect(elapsed < 30, "took \(elapsed) s")
         #expect(f.installed("beta") == nil && Invariants.partials(f.store).isEmpty)
     }
 }
