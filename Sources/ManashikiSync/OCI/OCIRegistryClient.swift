@@ -97,7 +97,7 @@ struct OCIRegistryClient: Sendable {
         let response = try await get(url("tags/list", query: [URLQueryItem(name: "n", value: "\(limit)")]), accept: "application/json", maxBytes: 1 << 20)
         guard response.status == 200 else { throw error(response, "GET tags/list") }
         struct TagList: Decodable { var tags: [String]? }
-        return Array((try JSONDecoder().decode(TagList.self, from: response.body).tags ?? []).filter(OCIReference.isValidTag).prefix(limit))
+        return Array((try StrictJSONDecoder().decode(TagList.self, from: response.body).tags ?? []).filter(OCIReference.isValidTag).prefix(limit))
     }
 
     /// A small blob (a config), verified against its digest.
