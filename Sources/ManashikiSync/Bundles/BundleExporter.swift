@@ -69,6 +69,8 @@ public enum BundleExporter {
         public var removedTemporaries: [String] = []
         /// The index written.
         public var index = BundleIndex(models: [])
+        /// The signed metadata copied into `<bundle>/tuf/` (nil: none, no `trust.tuf`).
+        public var signedMetadata: TUFRepositoryCopy?
     }
 
     /// A damaged blob found in the bundle.
@@ -106,16 +108,19 @@ public enum BundleExporter {
         public var errorDescription: String? { description }
     }
 
-    /// Exports `selection` from `store` into `bundle` (private models only with `includePrivate`).
+    /// Exports `selection` from `store` into `bundle` (private models only with `includePrivate`)
+    /// and, when given, the store's signed metadata (`signedMetadata(of:required:)`) into
+    /// `<bundle>/tuf/`, after the blobs and before the index.
     ///
     /// `lockTimeout` is not zero by default: a process spawned elsewhere in this program holds
     /// a copy of every descriptor until it `exec`s, so a lock released an instant ago can still
     /// look held for a moment (`FileLock`).
     /// - Throws: `ArtifactFileError` when nothing can be exported at all (no usable state, an
     ///   index of a newer format or that is not a bundle index, an unwritable bundle
-    ///   directory); `BundleBusy` when another export held the bundle for `lockTimeout`.
+    ///   directory, a `tuf/` file that cannot be written); `BundleBusy` when another export held
+    ///   the bundle for `lockTimeout`.
     public static func export(store: StoreLayout, to bundle: BundleLayout, selection: Selection, includePrivate: Bool = false,
-                              lockTimeout: Duration = .seconds(2)) throws -> Report {
+                              signedMetadata: TUFRepositoryCopy? = nil, lockTimeout: Duration = .seconds(2)) throws -> Report {
         var report = Report()
         let candidates = try exportable(store: store, selection: selection, includePrivate: includePrivate, failures: &report.failures)
         let (root, blobs) = try openLocked(bundle, lockTimeout: lockTimeout)
@@ -137,6 +142,10 @@ public enum BundleExporter {
             return POSIX.isRegular(info) && Int64(info.st_size) == entry.size
         }.map { keepingSignature($0, blobs: blobs) }
         report.index = BundleIndex(models: kept + fresh)
+        if let signedMetadata {
+            try writeMetadata(signedMetadata, into: bundle, root: root)
+            report.signedMetadata = signedMetadata
+        }
         do {
             try root.replace(BundleLayout.indexName, with: try report.index.encoded())
         } catch {
@@ -294,17 +303,23 @@ public enum BundleExporter {
     /// that no live process holds; returns their paths relative to the bundle.
     static func removeTemporaries(_ bundle: BundleLayout, blobs: DirectoryHandle, root: DirectoryHandle) -> [String] {
         var removed: [String] = []
-        func sweep(_ folder: DirectoryHandle, prefix: String, _ isTemporary: (String) -> Bool) {
-            for name in folder.names() where isTemporary(name) {
-                guard let file = try? folder.openFile(name) else { continue }
-                let free = FileLock.tryLock(file)
-                if free, folder.remove(name) == 0 { removed.append(prefix + name) }
-                close(file)
-            }
+        sweep(blobs, prefix: BundleLayout.blobPath(""), removed: &removed) { isBlobTemporary($0) }
+        sweep(root, prefix: "", removed: &removed) { $0.hasPrefix(BundleLayout.indexName + DurableFile.temporaryInfix) }
+        if let tuf = try? root.directory(BundleLayout.tufFolderName, creating: false) {
+            sweep(tuf, prefix: BundleLayout.tufFolderName + "/", removed: &removed) { DurableFile.isTemporary($0) }
         }
-        sweep(blobs, prefix: BundleLayout.blobPath("")) { isBlobTemporary($0) }
-        sweep(root, prefix: "") { $0.hasPrefix(BundleLayout.indexName + DurableFile.temporaryInfix) }
         return removed.sorted()
+    }
+
+    /// Removes the files of `folder` that `isTemporary` names and no live process holds,
+    /// adding their paths (after `prefix`) to `removed`.
+    static func sweep(_ folder: DirectoryHandle, prefix: String, removed: inout [String], _ isTemporary: (String) -> Bool) {
+        for name in folder.names() where isTemporary(name) {
+            guard let file = try? folder.openFile(name) else { continue }
+            let free = FileLock.tryLock(file)
+            if free, folder.remove(name) == 0 { removed.append(prefix + name) }
+            close(file)
+        }
     }
 
     /// `.<hex>.<random>.tmp`: the temporary name of a blob being copied.

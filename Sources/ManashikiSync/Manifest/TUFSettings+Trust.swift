@@ -36,7 +36,11 @@ extension SyncRun {
         guard let settings = manifest.trust.tuf, let anchor = try manifest.tufRootData() else { return nil }
         let source: any TUFMetadataSource
         if options.offline {
-            source = TUFDirectorySource(directory: offlineMetadataDirectory() ?? layout.tufMetadataDirectory.appendingPathComponent("no-bundle-metadata"))
+            if let folder = offlineMetadataDirectory() {
+                source = TUFDirectorySource(directory: folder)
+            } else {
+                source = TUFNoSource(reason: "offline, and no bundle source carries signed metadata (<bundle>/\(BundleLayout.tufFolderName)/timestamp.json): export the bundle with trust.tuf in the manifest from a store that synced online, or sync online")
+            }
         } else {
             source = TUFHTTPSource(baseURL: settings.metadataURL, transport: (registry as? ManashikiClient)?.transport ?? DefaultTransport())
         }

@@ -55,8 +55,10 @@ package struct ExportCommand: Sendable {
         defer { lock?.release() }
         let report: BundleExporter.Report
         do {
+            // trust.tuf: the chain the store trusts goes with the models, or nothing is written.
+            let metadata = try BundleExporter.signedMetadata(of: layout, required: manifest?.trust.tuf != nil)
             report = try BundleExporter.export(store: layout, to: bundle, selection: selection, includePrivate: options.includePrivate,
-                                               lockTimeout: context.global.lockTimeout)
+                                               signedMetadata: metadata, lockTimeout: context.global.lockTimeout)
         } catch let busy as BundleExporter.BundleBusy {
             context.console.error(busy.description)
             summary(outcome: "locked", code: .busy, bundle: bundle.directory.path, report: nil, error: busy.description)
@@ -79,6 +81,9 @@ package struct ExportCommand: Sendable {
         } else if context.global.verbosity > .quiet {
             let repaired = report.repaired.filter(\.replaced).count
             context.console.line("exported \(exported) model(s) to \(bundle.directory.path): \(report.copied.count) copied (\(ByteFormat.bytes(report.bytesCopied))\(repaired > 0 ? ", \(repaired) replacing a damaged blob" : "")), \(report.present.count) already there (verified); the index lists \(report.index.models.count) artifact(s)")
+            if let signed = report.signedMetadata {
+                context.console.line("signed metadata (trust.tuf) copied to \(bundle.tufDirectory.path): roots \(signed.rootVersions.map(String.init).joined(separator: ", ")), timestamp v\(signed.timestampVersion), valid until \(signed.timestampExpiresText); an offline machine installs nothing new from this bundle after that — export again from a store that synced online")
+            }
         }
         return code
     }
@@ -144,7 +149,7 @@ package struct ExportCommand: Sendable {
             failures: (report?.failures ?? []).map { ModelMessageFields(modelId: $0.modelId, message: $0.message) },
             repaired: (report?.repaired ?? []).map(RepairedBlobFields.init), removedTemporaries: report?.removedTemporaries ?? [],
             bytesCopied: report?.bytesCopied ?? 0, bytesVerified: report?.bytesVerified ?? 0, indexEntries: report?.index.models.count ?? 0,
-            error: .terminal(error)))
+            signedMetadata: report?.signedMetadata.map(SignedMetadataFields.init), error: .terminal(error)))
     }
 }
 
@@ -176,5 +181,22 @@ private struct ExportSummaryFields: Encodable {
     var bytesCopied: Int64
     var bytesVerified: Int64
     var indexEntries: Int
+    /// Only with `trust.tuf` (absent otherwise, so the schema of other exports is unchanged).
+    var signedMetadata: SignedMetadataFields?
     @Null var error: ErrorFields?
+}
+
+/// The signed metadata an export copied into `<bundle>/tuf/`.
+private struct SignedMetadataFields: Encodable {
+    var rootVersions: [Int]
+    var timestampVersion: Int
+    var timestampExpires: String
+    var files: Int
+
+    init(_ copy: TUFRepositoryCopy) {
+        rootVersions = copy.rootVersions
+        timestampVersion = copy.timestampVersion
+        timestampExpires = copy.timestampExpiresText
+        files = copy.files.count
+    }
 }

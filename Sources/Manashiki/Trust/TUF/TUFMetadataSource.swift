@@ -95,3 +95,17 @@ public struct TUFDirectorySource: TUFMetadataSource {
         return data
     }
 }
+
+/// No repository to read: every fetch is `unavailable` with `reason` (`sync --offline` when no
+/// bundle source carries an exported metadata chain).
+public struct TUFNoSource: TUFMetadataSource {
+    /// Why there is nothing to read, and what to do.
+    public let reason: String
+
+    /// A source that has nothing, for `reason`.
+    public init(reason: String) { self.reason = reason }
+
+    public func fetch(_ name: String, maxLength: Int) async throws(TUFError) -> Data? {
+        throw TUFError(role: TUFTrustedSet.roleName(ofFile: name), reason: .unavailable(reason))
+    }
+}
