@@ -51,12 +51,18 @@ public struct CommandLineTool: Sendable {
         }
         guard handlesSignals else { return await execute(command) }
         let task = Task { await execute(command) }
-        let trap = SignalTrap { _ in task.cancel() }
+        let trap = SignalTrap(exitAfter: Self.signalGrace, exitMessage: Self.signalGraceMessage) { _ in task.cancel() }
         let code = await task.value
         trap.cancel()
         if code == .interrupted { return trap.exitCode ?? .interrupted }
         return code
     }
+
+    /// How long a run may take to wind down after SIGINT or SIGTERM (cancelling transfers,
+    /// keeping partials, writing the state and the record) before the process exits anyway.
+    static let signalGrace: Duration = .seconds(30)
+    /// What it says then.
+    static let signalGraceMessage = "manashiki-sync: error: still running 30 s after the signal; exiting now (the store's lock goes with the process; kept partial downloads stay for the next run)"
 
     /// Runs a parsed command, the library's remedies worded as this command's (`RemedyWording.commandLine`).
     package func execute(_ command: Command) async -> ExitCode {

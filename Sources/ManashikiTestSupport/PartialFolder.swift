@@ -54,6 +54,8 @@ package struct PartialContents: Sendable, Equatable {
     /// Whether every recorded byte is among `onDisk` (a sidecar never names a byte that was
     /// not written).
     package var recordedIsWritten: Bool
+    /// The recorded bytes' ranges (what a next download must never ask the storage host for).
+    package var recordedRanges: [Range<Int64>] = []
 
     /// The shortest run of equal bytes counted as written.
     package static let minimumRun = 32
@@ -70,7 +72,17 @@ package struct PartialContents: Sendable, Equatable {
                 && data[data.startIndex + Int(r.lowerBound)..<data.startIndex + Int(r.upperBound)]
                     .elementsEqual(artifact[artifact.startIndex + Int(r.lowerBound)..<artifact.startIndex + Int(r.upperBound)])
         }
-        return PartialContents(onDisk: matching(data, artifact), recorded: recorded(best.bytes, best.sidecar), recordedIsWritten: written)
+        // Counted separately inside and outside the recorded ranges, so a run never carries
+        // past a range's end into a hole by chance (an unwritten zero where the artifact has one).
+        var pieces: [Range<Int>] = [], at = 0
+        for r in ranges.sorted(by: { $0.lowerBound < $1.lowerBound }) where !r.isEmpty {
+            pieces += [at..<max(at, Int(r.lowerBound)), Int(r.lowerBound)..<Int(r.upperBound)]
+            at = Int(r.upperBound)
+        }
+        pieces.append(at..<max(at, min(data.count, artifact.count)))
+        let onDisk = pieces.reduce(Int64(0)) { $0 + matching(data, artifact, in: $1) }
+        return PartialContents(onDisk: onDisk, recorded: recorded(best.bytes, best.sidecar), recordedIsWritten: written,
+                               recordedRanges: ranges.filter { !$0.isEmpty })
     }
 
     private static func recordedRanges(_ bytes: Int64, _ sidecar: PartialSidecar) -> [Range<Int64>] {
@@ -82,12 +94,13 @@ package struct PartialContents: Sendable, Equatable {
         recordedRanges(bytes, sidecar).reduce(0) { $0 + Int64($1.count) }
     }
 
-    /// Bytes of `data` equal to `artifact`'s at the same offset, in runs of at least `minimumRun`.
-    private static func matching(_ data: Data, _ artifact: Data) -> Int64 {
-        let count = min(data.count, artifact.count)
+    /// Bytes of `data` equal to `artifact`'s at the same offset within `range`, in runs of at
+    /// least `minimumRun`.
+    private static func matching(_ data: Data, _ artifact: Data, in range: Range<Int>) -> Int64 {
+        let count = min(data.count, artifact.count, range.upperBound)
         return data.withUnsafeBytes { a in
             artifact.withUnsafeBytes { b in
-                var total: Int64 = 0, run = 0, offset = 0
+                var total: Int64 = 0, run = 0, offset = range.lowerBound
                 let page = 4096
                 while offset < count {
                     let n = min(page, count - offset)

@@ -11,4 +11,7 @@ package enum ScriptStep: Sendable {
     case endless(chunk: Data, limit: Int)
     /// Sends nothing more until the peer hangs up (or `seconds` pass).
     case silence(seconds: Int)
+    /// Sends `chunk`, waits `intervalMilliseconds`, and again, until `limit` bytes went out or
+    /// the peer hangs up: a server that drips a body (2 bytes a second, for ever).
+    case drip(chunk: Data, intervalMilliseconds: Int, limit: Int)
 }

@@ -140,6 +140,14 @@ package final class ScriptedOrigin: @unchecked Sendable {
                     state.withLock { $0.endlessSent += chunk.count }
                 }
                 return
+            case .drip(let chunk, let interval, let limit):
+                var sent = 0
+                while sent < limit && !isStopped {
+                    guard sendAll(fd, chunk) else { return }
+                    sent += chunk.count
+                    var left = interval
+                    while left > 0 && !isStopped { usleep(UInt32(min(left, 50)) * 1000); left -= 50 }
+                }
             case .silence(let seconds):
                 // Wait until the peer hangs up (recv returns 0 or fails) or the time is up.
                 let deadline = Date().addingTimeInterval(Double(seconds))

@@ -9,12 +9,13 @@ package enum TestManifest {
     package static let defaultPolicies = #"{"checkCompatibility": false, "retry": {"maxAttempts": 1}}"#
 
     /// The manifest's text. `store` is `store.directory` as written (relative or absolute);
-    /// `models` become `{"id": …}` entries, `extraEntries` are added as they are.
+    /// `models` become `{"id": …}` entries, `extraEntries` are added as they are; `topLevel`
+    /// (`"sources": […],`) is written as it is after the schema version.
     package static func text(baseURL: URL, store: String, models: [String], extraEntries: [String] = [],
-                             prune: String = defaultPrune, policies: String? = nil) -> String {
+                             prune: String = defaultPrune, policies: String? = nil, topLevel: String = "") -> String {
         let entries = models.map { #"{"id": "\#($0)"}"# } + extraEntries
         return """
-        {"schemaVersion": 1,
+        {"schemaVersion": 1, \(topLevel)
          "registry": {"baseURL": "\(baseURL.absoluteString)"},
          "store": {"directory": "\(store)", "concurrency": 2, "prune": \(prune)},
          "device": {"platform": "linux"},
@@ -25,8 +26,9 @@ package enum TestManifest {
 
     /// Writes `text(…)` to `url`.
     package static func write(to url: URL, baseURL: URL, store: String, models: [String], extraEntries: [String] = [],
-                              prune: String = defaultPrune, policies: String? = nil) throws {
-        try Data(text(baseURL: baseURL, store: store, models: models, extraEntries: extraEntries, prune: prune, policies: policies).utf8)
+                              prune: String = defaultPrune, policies: String? = nil, topLevel: String = "") throws {
+        try Data(text(baseURL: baseURL, store: store, models: models, extraEntries: extraEntries, prune: prune, policies: policies,
+                      topLevel: topLevel).utf8)
             .write(to: url)
     }
 }

@@ -40,9 +40,9 @@ enum ChildModes {
     }
 
     /// `_network LINK OPTIONS…`: one link of the `network` suite, measured here (inside the
-    /// namespace the parent made for the capped link); its tables go to stdout.
+    /// namespace the parent made for the capped and per-connection links); its tables go to stdout.
     static func network(_ args: [String]) throws {
-        guard let name = args.first, let link = NetworkBench.Link(rawValue: name) else { throw BenchError("_network needs a link: throttled, capped or loopback") }
+        guard let name = args.first, let link = NetworkBench.Link(rawValue: name) else { throw BenchError("_network needs a link: throttled, capped, perConnection or loopback") }
         let context = try BenchContext.child(Array(args.dropFirst()))
         defer { context.tearDown() }
         try NetworkBench(context: context).measure(link)

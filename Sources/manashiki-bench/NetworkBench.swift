@@ -1,16 +1,18 @@
 #if os(Linux)
 import Foundation
 
-/// Issue #21's figures: one 256 MiB artifact from nginx over links that are not loopback's,
-/// (a) throttled per connection (nginx `limit_rate 16m`, as CDNs do), (b) capped at 400 Mbit/s
-/// for the whole link (`tc tbf` in a network namespace), and (c) loopback on tmpfs, the floor
+/// Issue #21's and #34's figures: one 256 MiB artifact from nginx over links that are not
+/// loopback's, (a) throttled per request (nginx `limit_rate 16m`, as CDNs do), (b) capped at
+/// 400 Mbit/s for the whole link (`tc tbf` in a network namespace), (d) limited per TCP
+/// connection by the kernel (`tc htb`, a class per client port, in a namespace), and (c)
+/// loopback on tmpfs, the floor
 /// `max(curl -o, openssl dgst -sha256)`. The SDK (`downloadModel`) and `manashiki-sync sync`
 /// against `curl -o`, `aria2c -x8`, `rclone --multi-thread-streams 8` + `sha256sum` and
 /// `hf_transfer` + hashlib, alternating run by run.
 struct NetworkBench {
     static let suite = BenchSuite(
         name: "network",
-        summary: "one 256 MiB artifact over (a) nginx limit_rate 16m per connection, (b) a 400 Mbit/s tc tbf link (netns, root), (c) loopback on tmpfs: SDK and manashiki-sync vs curl, aria2c -x8, rclone multi-thread, hf_transfer"
+        summary: "one 256 MiB artifact over (a) nginx limit_rate 16m per request, (b) a 400 Mbit/s tc tbf link (netns, root), (d) 12 MiB/s per TCP connection by tc htb (netns, root), (c) loopback on tmpfs: SDK and manashiki-sync vs curl, aria2c -x8, rclone multi-thread, hf_transfer"
     ) { try NetworkBench(context: $0).run() }
 
     static let sizeMiB = 256
@@ -18,12 +20,13 @@ struct NetworkBench {
 
     /// The links, in the order the suite runs them.
     enum Link: String, CaseIterable {
-        case throttled, capped, loopback
+        case throttled, capped, perConnection, loopback
 
         var title: String {
             switch self {
             case .throttled: return "(a) nginx throttled per connection (`limit_rate 16m`: 16 MiB/s per connection), on loopback"
             case .capped: return "(b) a link capped at 400 Mbit/s (\(LinkNamespace.shapeText) on the loopback of a network namespace), no per-connection limit"
+            case .perConnection: return "(d) every TCP connection limited by the kernel (\(LinkNamespace.perConnectionText), in a network namespace): no second credited per request"
             case .loopback: return "(c) loopback, no limit, everything on tmpfs: the floor is max(`curl -o`, `openssl dgst -sha256`)"
             }
         }
@@ -43,27 +46,28 @@ struct NetworkBench {
         "ranged" and "extra MiB" (bytes nginx sent beyond the artifact) are from nginx's access log, per run.
         """)
         try measure(.throttled)
-        try capped()
+        try namespaced(.capped, shaping: .link)
+        try namespaced(.perConnection, shaping: .perConnection)
         try measure(.loopback)
     }
 
-    /// (b): inside a namespace of its own, through the bench's `_network capped` child mode.
-    func capped() throws {
-        print("\n#### \(Link.capped.title)")
+    /// (b) and (d): inside a namespace of its own, through the bench's `_network LINK` child mode.
+    func namespaced(_ link: Link, shaping: LinkNamespace.Shaping) throws {
+        print("\n#### \(link.title)")
         if let reason = LinkNamespace.unavailableReason() {
             print("\nSkipped: \(reason).")
             return
         }
-        let namespace = try LinkNamespace()
+        let namespace = try LinkNamespace(shaping)
         defer { namespace.tearDown() }
-        let r = try Child.run(namespace.inside([context.me, "_network", Link.capped.rawValue] + context.childArguments))
+        let r = try Child.run(namespace.inside([context.me, "_network", link.rawValue] + context.childArguments))
         print(r.output, terminator: "")
-        guard r.status == 0 else { throw BenchError("the capped link's run failed (exit \(r.status))") }
+        guard r.status == 0 else { throw BenchError("the \(link.rawValue) link's run failed (exit \(r.status))") }
     }
 
     /// One link: servers shaped for it, the peers alternating, their tables and figures.
     func measure(_ link: Link) throws {
-        if link != .capped { print("\n#### \(link.title)") }
+        if link == .throttled || link == .loopback { print("\n#### \(link.title)") }
         let size = Self.sizeMiB << 20
         let tmpfs = try context.tmpfs()
         let servers = try BenchServers(source: tmpfs.url.appendingPathComponent("network-source"), models: [(Self.id, size, 21)],
@@ -76,7 +80,7 @@ struct NetworkBench {
         let dir = try context.freshDirectory(onTmpfs ? tmpfs.url : context.disk, "network-\(link.rawValue)")
         defer { try? FileManager.default.removeItem(at: dir) }
         let peers = NetworkPeers(context: context, servers: servers, id: Self.id, size: size, dir: dir, durable: !onTmpfs,
-                                 accessLog: accessLog, qdisc: link == .capped ? QdiscCounter() : nil)
+                                 accessLog: accessLog, qdisc: link == .capped || link == .perConnection ? QdiscCounter() : nil)
         let list = try onTmpfs ? loopbackPeers(peers, servers: servers) : linkPeers(peers, servers: servers)
         let samples = try Alternation(context: context).run(list)
         printPeers("\(link.rawValue): wall, CPU, memory — \(dir.path)", samples)
@@ -126,10 +130,10 @@ struct NetworkFigures {
         let growth = Figure(name: "\(link.rawValue): peak RSS growth of the SDK's process during the download",
                             value: sdk.extraMax("growthMiB"), unit: "MiB", target: 64)
         switch link {
-        case .throttled, .capped:
+        case .throttled, .capped, .perConnection:
             let parallel = samples[3...]
             guard let best = parallel.min(by: { median($0.wall) < median($1.wall) }) else { return [] }
-            let throttled = link == .throttled
+            let throttled = link != .capped
             return [
                 Figure.ratio("\(link.rawValue): SDK ÷ the best verified parallel peer (\(best.name)), wall", sdk, best, target: throttled ? 1.0 : nil),
                 Figure.ratio("\(link.rawValue): `manashiki-sync sync` ÷ \(best.name), wall", cli, best, target: throttled ? 1.0 : nil),

@@ -9,6 +9,8 @@ struct RewritingTransport: HTTPTransport {
     let from: String
     let to: String
 
+    var bodyBufferBudget: Int? { base.bodyBufferBudget }
+
     func stream(_ request: HTTPRequest, to consumer: any HTTPBodyConsumer) async throws {
         var r = request
         let s = request.url.absoluteString

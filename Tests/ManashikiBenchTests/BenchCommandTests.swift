@@ -37,7 +37,7 @@ struct BenchCommandTests {
         let result = RunningChild.run(Self.binary, ["_network", "satellite", "--rounds", "1"])
         #expect(result.status == 1)
         #expect(result.stdout.isEmpty)
-        #expect(result.stderr == "manashiki-bench: _network needs a link: throttled, capped or loopback\n")
+        #expect(result.stderr == "manashiki-bench: _network needs a link: throttled, capped, perConnection or loopback\n")
     }
 }
 #endif

@@ -70,7 +70,7 @@ public struct BackgroundDownloadTicket: Sendable, Hashable, Codable {
     /// The ticket stored in a task's `taskDescription`, or nil when it holds none (a task this
     /// SDK did not create).
     public init?(taskDescription: String?) {
-        guard let text = taskDescription, let ticket = try? JSONDecoder().decode(Self.self, from: Data(text.utf8)),
+        guard let text = taskDescription, let ticket = try? StrictJSONDecoder().decode(Self.self, from: Data(text.utf8)),
               ModelID.isValid(ticket.modelId), Hex.isSHA256(ticket.sha256), ticket.retries >= 0 else { return nil }
         self = ticket
     }

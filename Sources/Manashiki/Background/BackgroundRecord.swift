@@ -61,10 +61,12 @@ struct BackgroundRecord: Sendable, Equatable, Codable {
 
     /// Decodes a record, reading the format version before anything else.
     static func decode(_ data: Data) -> Result<Self, Rejection> {
-        struct Header: Decodable { var formatVersion: Int }
-        guard let header = try? JSONDecoder().decode(Header.self, from: data) else { return .failure(.unreadable) }
-        guard header.formatVersion == currentFormatVersion else { return .failure(.otherFormat(header.formatVersion)) }
-        guard let record = try? JSONDecoder().decode(Self.self, from: data), ModelID.isValid(record.ticket.modelId),
+        // The strict reader: duplicate keys and documents beyond `JSONLimits` are unreadable.
+        guard case .object(let members)? = try? JSONValue.parse(data), case .int(let version)? = members["formatVersion"] else {
+            return .failure(.unreadable)
+        }
+        guard version == currentFormatVersion else { return .failure(.otherFormat(version)) }
+        guard let record = try? StrictJSONDecoder().decode(Self.self, from: data), ModelID.isValid(record.ticket.modelId),
               Hex.isSHA256(record.ticket.sha256),
               (record.state == .resumable) == (record.resumeData != nil),
               (record.state == .downloaded) == (record.partialName.map { isPartial($0, of: record.ticket.modelId) } ?? false) else {

@@ -74,7 +74,7 @@ extension ManashikiClient {
     static func problem(modelId: String, version: String, size: Int64, sha256: String) -> String? {
         if !ModelID.isValid(modelId) { return "has an invalid modelId \(APIError.quoted(modelId))" }
         if !isUsableVersion(version) { return "has a version that is empty, over 128 characters, or contains control characters" }
-        if size < 0 { return "has a negative size" }
+        if let problem = ModelEntry.sizeProblem(size) { return problem }
         if !Hex.isSHA256(sha256) { return "has a sha256 that is not 64 lowercase hex characters" }
         return nil
     }

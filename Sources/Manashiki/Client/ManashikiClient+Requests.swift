@@ -1,8 +1,12 @@
 import Foundation
+import ManashikiCore
 
 extension ManashikiClient {
     /// Most same-origin redirects an API request follows.
     static let maxRedirects = 5
+    /// The most bytes of an API answer read (the catalog is the largest: about 150 bytes a
+    /// model); checked on the declared length and while reading.
+    package static let maxAnswerBytes = 16 << 20
 
     /// The URL of an API path, each segment percent-encoded as exactly one path segment.
     func apiURL(_ segments: [String]) -> URL {
@@ -32,7 +36,8 @@ extension ManashikiClient {
         if body != nil { headers["Content-Type"] = "application/json" }
         if let bearer { headers["Authorization"] = "Bearer \(bearer)" }
 
-        var request = HTTPRequest(method: method, url: apiURL(path), headers: headers, body: body, idleTimeout: 60)
+        var request = HTTPRequest(method: method, url: apiURL(path), headers: headers, body: body, idleTimeout: 60,
+                                  maxBufferedBodyBytes: Self.maxAnswerBytes, documentLimits: documentLimits)
         let redirects = RedirectPolicy.api(baseURL: baseURL)
         var hops = 0
         while true {
@@ -90,10 +95,14 @@ extension ManashikiClient {
         }
     }
 
-    /// Decodes a 2xx JSON body, naming the failing field in the error.
+    /// Decodes a 2xx JSON body with the strict reader (`StrictJSONDecoder`: duplicate keys
+    /// and documents beyond `JSONLimits` refused, as every reader of the package does), naming
+    /// the failing field in the error.
     func decode<T: Decodable>(_ type: T.Type, from response: HTTPResponse, what: String) throws -> T {
         do {
-            return try JSONDecoder().decode(T.self, from: response.body)
+            return try StrictJSONDecoder().decode(T.self, from: response.body)
+        } catch DecodingError.dataCorrupted(let context) where context.codingPath.isEmpty && context.underlyingError is JSONSyntaxError {
+            throw APIError.invalidResponse("\(what): not valid JSON (\(context.underlyingError!))")
         } catch let error as DecodingError {
             throw APIError.invalidResponse("\(what): \(DecodingErrorText.describe(error))")
         } catch {
@@ -127,6 +136,6 @@ struct ErrorBody: Decodable {
 
     static func decode(_ data: Data) -> Inner? {
         guard !data.isEmpty else { return nil }
-        return (try? JSONDecoder().decode(ErrorBody.self, from: data))?.error
+        return (try? StrictJSONDecoder().decode(ErrorBody.self, from: data))?.error
     }
 }

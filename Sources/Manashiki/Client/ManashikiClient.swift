@@ -27,6 +27,10 @@ public struct ManashikiClient: Sendable, CustomStringConvertible, CustomReflecta
     public let transport: any HTTPTransport
     /// Where models are installed as `<modelId>.bin`. Created on first download.
     public let storageDirectory: URL
+    /// How long and how slowly the registry may send an API answer (the catalog, a record, a
+    /// download's resolution): `DocumentLimits.default` unless set. A mirror's `index.json`
+    /// (`fetchFromMirror`) gets the same limits.
+    public var documentLimits: DocumentLimits = .default
 
     /// The key's tier: `.client` keys can list and download; `.server` keys can also issue
     /// sessions and upload.

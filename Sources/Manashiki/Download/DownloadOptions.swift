@@ -58,6 +58,17 @@ public struct DownloadOptions: Sendable, Hashable {
         set { discardObserver = Observer(newValue) }
     }
     private var discardObserver = Observer<(@Sendable (Int64, Int64) -> Void)?>(nil)
+    /// Called when a transfer discards the bytes on disk and starts over from byte 0 for a
+    /// reason other than a failed digest (which `onDiscard` reports): the object changed on the
+    /// storage host (another `ETag`, `Last-Modified` or size), the host refused or ignored the
+    /// byte range asked for, or an expired URL was refreshed with no digest to prove it serves
+    /// the same bytes. With the reason as a person reads it and the bytes discarded. A transfer
+    /// starts over at most twice. Options compare equal whatever this closure is.
+    public var onStartOver: (@Sendable (_ reason: String, _ bytesDiscarded: Int64) -> Void)? {
+        get { startOverObserver.body }
+        set { startOverObserver = Observer(newValue) }
+    }
+    private var startOverObserver = Observer<(@Sendable (String, Int64) -> Void)?>(nil)
     /// Called when a transfer cannot start because no network the policy allows is available
     /// and it waits for one (`NetworkPolicy.waitsForConnectivity`; URLSession's
     /// `urlSession(_:taskIsWaitingForConnectivity:)` on Apple platforms, at most once per

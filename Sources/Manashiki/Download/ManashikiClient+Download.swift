@@ -136,8 +136,8 @@ extension ManashikiClient {
         if let version = ticket.version, !Self.isUsableVersion(version) {
             throw APIError.invalidResponse("GET /api/download/\(modelId): the version is empty, over 128 characters, or contains control characters")
         }
-        if let size = ticket.size, size < 0 {
-            throw APIError.invalidResponse("GET /api/download/\(modelId): size is negative")
+        if let size = ticket.size, let problem = ModelEntry.sizeProblem(size) {
+            throw APIError.invalidResponse("GET /api/download/\(modelId): the ticket \(problem)")
         }
         if let expecting {
             if let v = expecting.version, let served = ticket.version, v != served {

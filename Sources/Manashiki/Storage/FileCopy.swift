@@ -33,11 +33,13 @@ package enum FileCopy {
     /// Copies the regular file at `sourcePath` into a new file `name` (created with
     /// `O_EXCL|O_NOFOLLOW` and `flock`-ed at once, so partial-file cleaners leave it alone) in
     /// the directory open as `directoryFD`, hashing the new file's bytes.
-    /// Stops with `APIError.bodyTooLong` as soon as more than `maxSize` bytes are seen. On any
+    /// Stops with `APIError.bodyTooLong` as soon as more than `maxSize` bytes are seen, and with
+    /// `CancellationError` when `stop` says so between blocks (a cancelled run: by default the
+    /// current task's cancellation; a copy run off the cooperative pool passes its own). On any
     /// error the new file is removed.
-    /// - Throws: `APIError.fileSystem` naming the path; `APIError.bodyTooLong`.
+    /// - Throws: `APIError.fileSystem` naming the path; `APIError.bodyTooLong`; `CancellationError`.
     package static func copy(from sourcePath: String, into directoryFD: Int32, name: String, displayPath: String,
-                             maxSize: Int64?) throws -> Copied {
+                             maxSize: Int64?, stop: () -> Bool = { Task.isCancelled }) throws -> Copied {
         // Non-blocking and refused unless regular before a byte is read: a FIFO or a device
         // planted as a blob would otherwise hang the open for ever.
         let source: Int32
@@ -56,13 +58,13 @@ package enum FileCopy {
                 created = true
                 fd = try open(name, in: directoryFD, flags: O_RDWR, creating: nil, displayPath: displayPath)
                 _ = FileLock.tryLock(fd)
-                let (sha, size) = try hash(fd, path: displayPath, maxSize: maxSize)
+                let (sha, size) = try hash(fd, path: displayPath, maxSize: maxSize, stop: stop)
                 return Copied(fd: fd, sha256: sha, size: size, method: "clonefile")
             }
             fd = try open(name, in: directoryFD, flags: O_RDWR | O_EXCL, creating: 0o644, displayPath: displayPath)
             created = true
             _ = FileLock.tryLock(fd)
-            let (sha, size, method) = try copyAndHash(source, sourcePath: sourcePath, to: fd, path: displayPath, maxSize: maxSize)
+            let (sha, size, method) = try copyAndHash(source, sourcePath: sourcePath, to: fd, path: displayPath, maxSize: maxSize, stop: stop)
             return Copied(fd: fd, sha256: sha, size: size, method: method)
         } catch {
             if fd >= 0 { close(fd) }
@@ -86,7 +88,7 @@ package enum FileCopy {
     /// hashed, so the digest covers exactly the bytes installed (a source changing under the
     /// copy cannot slip in unhashed bytes).
     private static func copyAndHash(_ source: Int32, sourcePath: String, to fd: Int32, path: String,
-                                    maxSize: Int64?) throws -> (String, Int64, String) {
+                                    maxSize: Int64?, stop: () -> Bool) throws -> (String, Int64, String) {
         let hasher = SHA256Hasher()
         let buffer = UnsafeMutableRawBufferPointer.allocate(byteCount: chunkSize, alignment: 4096)
         defer { buffer.deallocate() }
@@ -94,7 +96,7 @@ package enum FileCopy {
         var kernelCopy = true
         while true {
             // A cancelled run (SIGTERM) stops between blocks; the new file is removed.
-            if Task.isCancelled { throw CancellationError() }
+            if stop() { throw CancellationError() }
             var n = 0
             if kernelCopy {
                 var inOffset = offset, outOffset = offset

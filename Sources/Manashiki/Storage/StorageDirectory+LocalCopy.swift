@@ -12,15 +12,17 @@ extension StorageDirectory {
     /// download: copied into a locked partial file and hashed in the same pass, compared with
     /// `sha256` and `size`, flushed, renamed over the target and the directory flushed. A file
     /// that does not verify is never installed, and the installed file is left untouched.
-    /// - Throws: `APIError.integrityMismatch`, `.bodyTooShort`, `.bodyTooLong`, `.fileSystem`.
+    /// - Parameter stop: asked between 4 MiB blocks; true ends the copy (`CancellationError`).
+    /// - Throws: `APIError.integrityMismatch`, `.bodyTooShort`, `.bodyTooLong`, `.fileSystem`;
+    ///   `CancellationError`.
     package func installCopy(of sourcePath: String, as modelId: String, sha256: String, size: Int64,
-                             version: String?) throws -> DownloadedModel {
+                             version: String?, stop: () -> Bool = { Task.isCancelled }) throws -> DownloadedModel {
         try ModelID.validate(modelId)
         for _ in 0..<8 {
             let name = StoreLayout.newPartialName(for: modelId)
             let copied: FileCopy.Copied
             do {
-                copied = try FileCopy.copy(from: sourcePath, into: partialFD, name: name, displayPath: partialPath(name), maxSize: size)
+                copied = try FileCopy.copy(from: sourcePath, into: partialFD, name: name, displayPath: partialPath(name), maxSize: size, stop: stop)
             } catch APIError.fileSystem(_, _, let code) where code == EEXIST {
                 continue
             }

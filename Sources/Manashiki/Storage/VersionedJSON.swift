@@ -1,4 +1,5 @@
 import Foundation
+import ManashikiCore
 
 /// The one reader and writer of the package's versioned JSON files (the store's state file, a
 /// kept partial's sidecar, a lock file, a bundle's index): the format version is decoded
@@ -19,7 +20,10 @@ package enum VersionedJSON {
 
     /// Why a document cannot be used.
     package enum Failure: Error, Sendable, Hashable {
-        /// Not JSON, or not an object whose `formatVersion` (when present) is an integer.
+        /// Not JSON the strict parser accepts (a duplicate key, a trailing comma, nesting or a
+        /// tree beyond `JSONLimits`): where and what (`JSONSyntaxError`'s description).
+        case notJSON(String)
+        /// Not an object whose `formatVersion` (when present) is an integer.
         case notVersionedJSON
         /// A JSON object without `formatVersion`.
         case missingVersion
@@ -32,13 +36,18 @@ package enum VersionedJSON {
         case invalid(path: String, reason: String)
     }
 
-    /// Decodes `data` as `T` after checking its `formatVersion` equals `supported`.
+    /// Decodes `data` as `T` after checking its `formatVersion` equals `supported`: parsed once
+    /// by the strict parser (`JSONValue.parse`, within `JSONLimits.default`: duplicate keys
+    /// refused), then decoded from the tree (`StrictJSONDecoder`).
     package static func decode<T: Decodable>(_ type: T.Type, from data: Data, supported: Int) -> Result<T, Failure> {
-        guard let header = try? JSONDecoder().decode(Header.self, from: data) else { return .failure(.notVersionedJSON) }
-        guard let version = header.formatVersion else { return .failure(.missingVersion) }
+        let tree: JSONValue
+        do { tree = try JSONValue.parse(data) } catch { return .failure(.notJSON(error.description)) }
+        guard case .object(let members) = tree else { return .failure(.notVersionedJSON) }
+        guard let field = members[versionKey] else { return .failure(.missingVersion) }
+        guard case .int(let version) = field else { return .failure(.notVersionedJSON) }
         if version > supported { return .failure(.newer(version)) }
         guard version == supported else { return .failure(.unsupported(version)) }
-        do { return .success(try JSONDecoder().decode(T.self, from: data)) } catch let error as DecodingError {
+        do { return .success(try StrictJSONDecoder().decode(T.self, from: tree)) } catch let error as DecodingError {
             return .failure(.invalid(path: DecodingErrorText.path(of: error) ?? "", reason: DecodingErrorText.reason(of: error)))
         } catch {
             return .failure(.invalid(path: "", reason: "is not valid"))
@@ -54,5 +63,4 @@ package enum VersionedJSON {
         return pretty ? data + Data("\n".utf8) : data
     }
 
-    private struct Header: Decodable { var formatVersion: Int? }
 }

@@ -89,16 +89,22 @@ package struct ArtifactDownloader: Sendable {
         let partial = try PartialFile.open(modelId, in: store, keepable: keepable, version: expecting.version)
         defer { partial.release() }
         let storage = try StorageLocation(location, maxRefreshes: options.maxURLRefreshes)
+        let recorder: (@Sendable (ByteRangeSet?) -> Void)? = keepable == nil ? nil : { @Sendable written in partial.checkpoint(written) }
         let transfer = ArtifactTransfer(modelId: modelId, sink: OffsetSink(fd: partial.fd, path: partial.path),
                                         expectedSize: expecting.size, expectedDigest: expecting.sha256, location: storage,
                                         transport: transport, options: options, progress: progress,
-                                        checkpoint: { partial.checkpoint($0) })
+                                        hashWindow: (transport.bodyBufferBudget ?? 0) / 4,
+                                        recorder: recorder)
         let outcome: ArtifactTransfer.Outcome
         do {
             outcome = try await transfer.run(keeping: partial.kept)
             try Task.checkCancellation()
         } catch {
-            if keepable != nil && Self.keepsPartial(after: error) { partial.keep(transfer.written, outOfOrder: transfer.ranOutOfOrder) }
+            // Every byte whose write returned is kept (a cancelled download checkpoints on its
+            // way out): `run` returns only once no sidecar write or hash is left running.
+            if keepable != nil && Self.keepsPartial(after: error) {
+                partial.keep(transfer.ledger.written, outOfOrder: transfer.ledger.recordsParts)
+            }
             throw error
         }
         let identity = FileIdentity.of(fd: partial.fd) // mtime and inode survive the flush and the rename

@@ -2,14 +2,17 @@
 /// never a fixed count.
 ///
 /// The rate it measures is of **verified progress**, not of bytes received: the bytes written
-/// less the in-order hasher's backlog (`InOrderHasher.progress`). Where the hash is the
+/// less the in-order hash's backlog (`TransferLedger.verifiedProgress`). Where the hash is the
 /// bottleneck (loopback, a fast LAN, a slow CPU) more connections write faster but verify no
 /// faster, so they show no gain and the transfer keeps one stream, hashed as it arrives.
 ///
 /// 1. One connection, whose first request asks for a `Range`. A 200 (the host ignores ranges)
 ///    settles on one stream.
 /// 2. Once a 206 shows ranges are served, the rate of that one stream is measured over
-///    `measureWindow` (the baseline).
+///    `measureWindow` (the baseline). A stream whose writing and hashing took at least
+///    `consumerBound` of a core over that window (CPU time, so a loaded machine's waits do not
+///    count) is limited by this machine, not the link (loopback, a fast LAN): it stays one
+///    stream, with no second connection even tried.
 /// 3. Then 2 connections, then more each step (up to `maxConnections`): after `settleWindow`
 ///    for the new ones to get going, the total rate is measured again; a step is kept only when
 ///    it raised the rate by at least `minimumGain` (20 %). A step that gained almost as much as
@@ -40,11 +43,17 @@ struct ConnectionController: Sendable {
     /// counts as scaling linearly, so the next one is four times as large.
     static let linearEfficiency = 0.8
 
-    /// A point of the transfer: when, and its verified progress by then
-    /// (`InOrderHasher.progress`: written, less what waits to be hashed).
+    /// The share of a core, over the baseline window, from which one stream's writing and
+    /// hashing show that this machine, not the link, is the limit.
+    static let consumerBound = 0.6
+
+    /// A point of the transfer: when, its verified progress by then
+    /// (`TransferLedger.verifiedProgress`: written, less what waits to be hashed), and the
+    /// CPU nanoseconds its connections had spent writing and hashing.
     struct Sample: Sendable, Equatable {
         var time: UInt64
         var bytes: Int64
+        var busy: UInt64 = 0
     }
 
     enum Phase: Sendable, Equatable {
@@ -90,6 +99,8 @@ struct ConnectionController: Sendable {
             phase = .baseline(o.sample)
         case .baseline(let start):
             guard o.sample.time - start.time >= Self.measureWindow else { return target }
+            let busy = Double(o.sample.busy &- start.busy) / Double(o.sample.time - start.time)
+            guard busy < Self.consumerBound else { return settle(1) }
             let rate = Self.rate(start, o.sample)
             guard Self.pays(rate: rate, remaining: o.remaining) else { return settle(1) }
             step(from: 1, rate: rate, now: o.sample.time, to: Self.firstStep)

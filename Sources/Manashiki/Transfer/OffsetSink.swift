@@ -1,4 +1,5 @@
 import Foundation
+import ManashikiCore
 #if canImport(Glibc)
 import Glibc
 #elseif canImport(Darwin)
@@ -19,38 +20,32 @@ final class OffsetSink: Sendable {
         self.path = path
     }
 
-    /// The largest single `write(2)`. Measured with `dd` into ext4 after `drop_caches` (Linux
-    /// 6.18, 1 GiB, three runs each): 16–64 KiB writes cost 0.47–0.61 s of system time, 128 KiB
-    /// 0.69–1.90 s, 256 KiB 1.05–2.58 s, 1 MiB 1.28–1.52 s (larger writes make the page cache
-    /// allocate large folios, which is expensive here); on tmpfs every size costs the same.
-    static let writeSize = 64 << 10
-
     /// Where blocking writes run, off the cooperative thread pool.
     static let ioQueue = DispatchQueue(label: "manashiki.artifact-writes", qos: .utility, attributes: .concurrent)
 
     /// Bytes after which the kernel is asked to start writing back, so the final fsync is short.
     static let writebackInterval: Int64 = 8 << 20
 
-    /// Writes `bytes` at `offset` on the I/O thread while `alongside` runs here (the in-order
-    /// hasher, when these bytes are next to hash), so both cores work; returns when both are
-    /// done (the bytes stay alive until then).
-    func write(_ bytes: BytesRef, at offset: Int64, alongside: () -> Void = {}) async throws {
+    /// Writes `bytes` at `offset` on the I/O thread, with one `pwrite` (the transport's chunk,
+    /// 1 MiB on a fast link), while `alongside` runs here (the hash, when these bytes are next
+    /// in order), so both cores work; returns when both are done (the bytes stay alive until
+    /// then), with the CPU nanoseconds the write and `alongside` used.
+    @discardableResult
+    func write(_ bytes: BytesRef, at offset: Int64, alongside: () -> Void = {}) async throws -> UInt64 {
         let fd = self.fd, path = self.path
         let write = IOCompletion()
+        let writeCPU = Locked<UInt64>(0)
         Self.ioQueue.async {
             write.finish {
-                try bytes.withBytes { all in
-                    var done = 0
-                    while done < all.count {
-                        let n = min(Self.writeSize, all.count - done)
-                        try POSIX.writeAll(fd, UnsafeRawBufferPointer(rebasing: all[done..<(done + n)]), at: offset + Int64(done), path: path)
-                        done += n
-                    }
-                }
+                var cpu: UInt64 = 0
+                defer { writeCPU.withLock { $0 = cpu } }
+                try ThreadCPUTime.measure(&cpu) { try bytes.withBytes { try POSIX.writeAll(fd, $0, at: offset, path: path) } }
             }
         }
-        alongside()
+        var cpu: UInt64 = 0
+        ThreadCPUTime.measure(&cpu, alongside)
         try await write.value()
+        return cpu + writeCPU.current
     }
 
     /// Asks the kernel to start writing `length` bytes from `offset` back to disk.

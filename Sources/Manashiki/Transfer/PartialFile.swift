@@ -65,13 +65,15 @@ final class PartialFile: @unchecked Sendable {
         if outOfOrder || parts != nil { parts = written }
     }
 
-    /// Records `written` in the sidecar while a parallel transfer runs (no data flush), so a
-    /// crash keeps them; from the first call on the partial counts as written out of order.
-    func checkpoint(_ written: ByteRangeSet) {
+    /// Records what is on disk in the sidecar while the transfer runs (`TransferLedger`'s
+    /// checkpoints, on the I/O queue): `written` by parts, or (nil) the partial as written in
+    /// order. The file is flushed first, so the sidecar never names bytes a power loss could
+    /// take back.
+    func checkpoint(_ written: ByteRangeSet?) {
         guard let keepable else { return }
         parts = written
         try? store.keepPartial(name, file: fd, modelId: modelId, sha256: keepable.sha256, size: keepable.size, version: version,
-                               prefix: written.prefix, parts: Self.after(written), flushData: false)
+                               prefix: written?.prefix ?? 0, parts: written.map(Self.after))
     }
 
     private static func after(_ written: ByteRangeSet) -> [Range<Int64>] { written.ranges.filter { $0.lowerBound > 0 } }

@@ -18,10 +18,3 @@ enum StorageSignal: Error {
     /// The download's overall deadline passed.
     case deadlinePassed
 }
-
-/// Why a transfer starts over from byte 0, whatever its parts were doing: thrown out of a
-/// part, handled once by `ArtifactTransfer`.
-enum TransferRestart: Error, Equatable {
-    /// The object's `ETag`, `Last-Modified` or size changed between two answers.
-    case objectChanged(String)
-}

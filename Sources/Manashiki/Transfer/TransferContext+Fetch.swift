@@ -3,22 +3,22 @@ import Foundation
 extension TransferContext {
     /// Fetches parts until none is left for this connection, or more connections run than
     /// the controller wants (checked between parts).
+    /// The connection is counted in the ledger by whoever started it (`ArtifactTransfer`).
     func runConnection() async throws {
-        connectionStarted()
         while true {
-            if retires() { return }
-            guard let part = scheduler.next(splitting: splitting && !rangesIgnored, alone: wantsOne) else { break }
+            if ledger.retires() { return }
+            guard let part = ledger.next(splitting: ledger.splitting, alone: ledger.wantsOne) else { break }
             do { try await fetch(part) } catch {
-                connectionEnded()
+                ledger.connectionEnded()
                 throw error
             }
         }
-        connectionEnded()
+        ledger.connectionEnded()
     }
 
     /// Where one part's fetch stands between its requests.
     struct PartFetch {
-        var part: PartScheduler.Part
+        var part: TransferLedger.Part
         var cursor: Int64
         var url: URL
         var generation: Int
@@ -34,34 +34,31 @@ extension TransferContext {
     /// more from where the last one stopped after an interruption (a redirect, an expired URL,
     /// a network failure, a 5xx, a body cut short, a storage host's 429), within the budgets
     /// of `DownloadOptions`. Returns when the part is written or was given up to other parts.
-    func fetch(_ first: PartScheduler.Part) async throws {
+    func fetch(_ first: TransferLedger.Part) async throws {
         let (url, generation) = await location.current()
         var f = PartFetch(part: first, cursor: first.start, url: url, generation: generation, progressMark: first.start)
         while true {
-            let end = scheduler.end(of: f.part.id)
-            if let end, f.cursor >= end { return scheduler.finish(f.part.id) }
+            let end = ledger.end(of: f.part.id)
+            if let end, f.cursor >= end { return ledger.finish(f.part.id) }
             try Task.checkCancellation()
             if let deadline, deadline.hasPassed { throw deadlineError }
-            var (request, ranged) = self.request(f.url, from: f.cursor, to: end, total: scheduler.total)
+            var (request, ranged) = self.request(f.url, from: f.cursor, to: end, total: ledger.total)
             if let sign = location.sign { request = try await sign(request) }
             let receiver = PartReceiver(self, part: f.part, from: f.cursor, ranged: ranged)
             do {
                 let consumer: any HTTPBodyConsumer = options.rateLimiter.map { RateLimitedConsumer(receiver, limiter: $0) } ?? receiver
                 try await Self.stream(request, to: consumer, over: transport, until: deadline?.uptimeNanoseconds)
-                try await receiver.flush()
                 f.take(receiver)
                 try checkComplete(receiver)
-                return scheduler.finish(f.part.id, endReached: true)
+                return ledger.finish(f.part.id, endReached: true)
             } catch let signal as StorageSignal {
-                try await receiver.flush()
                 f.take(receiver)
                 if try await handle(signal, &f) { return }
             } catch APIError.rateLimited(let retryAfter) {
-                throttled()
+                ledger.throttled()
                 // The storage host (a CDN) is throttling: wait as long as it asks (at most
                 // `maxStorageRetryAfter`) and continue with Range, within the resume budget;
                 // beyond it the caller gets `rateLimited` and the bytes are kept.
-                try await receiver.flush()
                 f.take(receiver)
                 f.resumes += 1
                 guard f.resumes <= options.maxResumes, retryAfter.map({ Double($0) <= ArtifactDownloader.maxStorageRetryAfter }) ?? true else {
@@ -69,8 +66,7 @@ extension TransferContext {
                 }
                 try await deadline.pause(retryAfter.map(Double.init) ?? options.resumeBackoff, orThrow: deadlineError)
             } catch let error as APIError where ArtifactDownloader.isResumable(error) {
-                if case .server(503, _) = error { throttled() }
-                try await receiver.flush()
+                if case .server(503, _) = error { ledger.throttled() }
                 f.take(receiver)
                 // The budget counts resumptions without progress (less than 1 MiB since the
                 // last one): a link that drops every few minutes still finishes as long as
@@ -81,9 +77,6 @@ extension TransferContext {
                 guard f.resumes <= options.maxResumes else { throw error }
                 let backoff = Backoff(base: .seconds(options.resumeBackoff), cap: ArtifactDownloader.maxResumeBackoff)
                 try await deadline.pause(backoff.delay(after: f.resumes).timeInterval, orThrow: deadlineError)
-            } catch {
-                try? await receiver.flush() // what arrived is kept too
-                throw error
             }
         }
     }
@@ -92,6 +85,8 @@ extension TransferContext {
 
     /// Acts on a storage answer that stopped a request; returns whether the part is done
     /// (written, or given up to other parts).
+    /// - Throws: `TransferRestart` when the bytes on disk cannot be used with what the host
+    ///   serves now (handled once by `ArtifactTransfer`, which stops every part first).
     private func handle(_ signal: StorageSignal, _ f: inout PartFetch) async throws -> Bool {
         switch signal {
         case .redirect(let status, let location):
@@ -103,26 +98,18 @@ extension TransferContext {
             f.redirects = 0
             // Without a digest nothing proves the fresh URL serves the same artifact, so
             // the bytes already on disk cannot be trusted as its prefix.
-            if !digestKnown, let whole = try await startOver(from: f.part.id) { (f.part, f.cursor) = (whole, 0) }
+            if !digestKnown, !ledger.written.isEmpty { throw TransferRestart(reason: .unprovenURL) }
         case .restartFromZero, .rangeNotSatisfiable:
-            if case .rangeNotSatisfiable = signal, scheduler.isComplete {
-                scheduler.finish(f.part.id)
+            if case .rangeNotSatisfiable = signal, ledger.isComplete {
+                ledger.finish(f.part.id)
                 return true
             }
-            guard let whole = try await startOver(from: f.part.id) else {
-                scheduler.release(f.part.id)
-                throw TransferRestart.objectChanged("it did not serve bytes \(f.cursor)… as asked")
-            }
-            (f.part, f.cursor) = (whole, 0)
-            f.resumes += 1
-            guard f.resumes <= options.maxResumes else {
-                throw APIError.transport("the storage host did not serve the requested byte range")
-            }
+            throw TransferRestart(reason: .rangeRefused)
         case .rangeIgnored:
-            scheduler.release(f.part.id)
+            ledger.release(f.part.id)
             return true
         case .partEnded:
-            scheduler.finish(f.part.id)
+            ledger.finish(f.part.id)
             return true
         case .deadlinePassed:
             throw deadlineError
@@ -150,9 +137,9 @@ extension TransferContext {
     /// After an answer's body ended: the part must be whole.
     /// - Throws: `APIError.bodyTooShort` (resumable) when it is not.
     private func checkComplete(_ receiver: PartReceiver) throws {
-        let total = scheduler.total ?? receiver.declaredTotal
-        if let end = scheduler.end(of: receiver.part.id) ?? total, receiver.written < end {
-            throw APIError.bodyTooShort(expected: total ?? end, received: progress.written)
+        let total = ledger.total ?? receiver.declaredTotal
+        if let end = ledger.end(of: receiver.part.id) ?? total, receiver.written < end {
+            throw APIError.bodyTooShort(expected: total ?? end, received: ledger.written.count)
         }
     }
 

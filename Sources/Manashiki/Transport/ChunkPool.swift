@@ -91,7 +91,10 @@ final class ChunkPool: @unchecked Sendable {
     func give(_ buffer: UnsafeMutableRawPointer) {
         let keep: Bool = locked {
             out -= 1
-            condition.signal()
+            // Every waiter, not one: a waiter whose request was cancelled leaves without the
+            // buffer, and a single signal it took would leave the others asleep beside a free
+            // buffer (every connection of a transfer stood still so, under load).
+            condition.broadcast()
             guard users > 0 else { return false }
             idle.append(buffer)
             return true

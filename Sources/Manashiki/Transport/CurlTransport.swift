@@ -25,6 +25,8 @@ public struct CurlTransport: HTTPTransport {
     /// The most bytes of received body all requests of this transport hold at once (chunks
     /// being filled, queued, or being consumed); a request waits for a chunk beyond it.
     public var bufferBudget: Int { pool.budget }
+    /// `bufferBudget`.
+    public var bodyBufferBudget: Int? { pool.budget }
     /// The default `bufferBudget`: 16 MiB (32 chunks of 512 KiB).
     public static let defaultBufferBudget = 16 << 20
     let pool: ChunkPool

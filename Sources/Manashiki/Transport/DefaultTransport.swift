@@ -51,6 +51,9 @@ public struct DefaultTransport: HTTPTransport {
         self.trust = trust
     }
 
+    /// The platform transport's `bufferBudget`.
+    public var bodyBufferBudget: Int? { base.bodyBufferBudget }
+
     /// Streams the answer to `request` into `consumer` (see `HTTPTransport`); asks for
     /// identity encoding unless the request says otherwise.
     public func stream(_ request: HTTPRequest, to consumer: any HTTPBodyConsumer) async throws {

@@ -14,8 +14,12 @@ public struct HTTPRequest: Sendable, Hashable {
     /// `APIError.transport` (a stall timeout, not a deadline for the whole transfer).
     public var idleTimeout: TimeInterval
     /// The most body bytes `HTTPTransport.send(_:)` buffers before failing with
-    /// `APIError.invalidResponse`, so a hostile or broken server cannot exhaust memory.
+    /// `APIError.invalidResponse` (checked on the declared `Content-Length` first), so a
+    /// hostile or broken server cannot exhaust memory.
     public var maxBufferedBodyBytes: Int
+    /// For a document read whole (`HTTPTransport.send(_:)`): the most time the whole response
+    /// may take and the slowest rate it may arrive at. nil: only the transport's `idleTimeout`.
+    public var documentLimits: DocumentLimits?
     /// Called by a transport whose request waits for a network the policy allows instead of
     /// failing (`URLSessionTransport` with `NetworkPolicy.waitsForConnectivity`). Takes no part
     /// in equality or hashing.
@@ -27,7 +31,7 @@ public struct HTTPRequest: Sendable, Hashable {
 
     /// Creates a request.
     public init(method: String = "GET", url: URL, headers: HTTPHeaders = [:], body: Data? = nil,
-                idleTimeout: TimeInterval = 60, maxBufferedBodyBytes: Int = 32 << 20,
+                idleTimeout: TimeInterval = 60, maxBufferedBodyBytes: Int = 32 << 20, documentLimits: DocumentLimits? = nil,
                 onWaitingForConnectivity: (@Sendable () -> Void)? = nil) {
         self.method = method
         self.url = url
@@ -35,6 +39,7 @@ public struct HTTPRequest: Sendable, Hashable {
         self.body = body
         self.idleTimeout = idleTimeout
         self.maxBufferedBodyBytes = maxBufferedBodyBytes
+        self.documentLimits = documentLimits
         self.onWaitingForConnectivity = onWaitingForConnectivity
     }
 }

@@ -1,4 +1,5 @@
 import Foundation
+import ManashikiCore
 
 /// Moves bytes between the SDK and HTTP servers: small JSON exchanges and streamed downloads.
 ///
@@ -22,6 +23,12 @@ public protocol HTTPTransport: Sendable {
     /// Sends `request` and returns the whole answer, buffering at most
     /// `request.maxBufferedBodyBytes` bytes of body.
     func send(_ request: HTTPRequest) async throws -> HTTPResponse
+
+    /// The most received body bytes the transport holds at once over all its requests, when
+    /// it bounds them (`CurlTransport` and `URLSessionTransport`: their `bufferBudget`); nil
+    /// (the default) when it does not say. A download keeps at most a quarter of it in memory
+    /// for its in-order hash, so its connections never wait for buffers the hash holds.
+    var bodyBufferBudget: Int? { get }
 }
 
 /// Receives a streamed response. The transport calls it one method at a time, in order,
@@ -34,31 +41,58 @@ public protocol HTTPBodyConsumer: AnyObject, Sendable {
 }
 
 extension HTTPTransport {
-    /// Buffers the response of `stream(_:to:)`, failing once the body exceeds
-    /// `request.maxBufferedBodyBytes`.
+    /// Not said (see the requirement).
+    public var bodyBufferBudget: Int? { nil }
+
+    /// Buffers the response of `stream(_:to:)`, failing as soon as the body is declared
+    /// (`Content-Length`) or found larger than `request.maxBufferedBodyBytes`, and, when
+    /// `request.documentLimits` is set, as soon as the whole response takes longer or arrives
+    /// slower than they allow (`streamDocument(_:to:)`).
     public func send(_ request: HTTPRequest) async throws -> HTTPResponse {
-        let collector = BufferingConsumer(limit: request.maxBufferedBodyBytes)
-        try await stream(request, to: collector)
+        let collector = BufferingConsumer(limit: request.maxBufferedBodyBytes, isHEAD: request.method == "HEAD")
+        try await streamDocument(request, to: collector)
         return try collector.response()
+    }
+
+    /// `stream(_:to:)` within `request.documentLimits` when they are set (`DocumentWatch`: the
+    /// whole response by its deadline, the body at the minimum rate, else the transfer is
+    /// cancelled), for a document read by a consumer of its own (TUF metadata); without them,
+    /// `stream(_:to:)` as it is.
+    /// - Throws: `APIError.transport` naming the limit crossed; the transfer's and the consumer's errors.
+    public func streamDocument(_ request: HTTPRequest, to consumer: any HTTPBodyConsumer) async throws {
+        guard let limits = request.documentLimits else { return try await stream(request, to: consumer) }
+        let metered = DocumentWatch.MeteredConsumer(consumer)
+        try await DocumentWatch.run(limits, url: request.url, meter: metered.meter) { try await self.stream(request, to: metered) }
     }
 }
 
 /// Collects a whole response in memory, up to a limit.
 final class BufferingConsumer: HTTPBodyConsumer, @unchecked Sendable {
     private let limit: Int
+    /// A HEAD's `Content-Length` is the size of what a GET would send, not of a body.
+    private let isHEAD: Bool
     private var head: HTTPResponseHead?
     private var body = Data()
 
-    init(limit: Int) { self.limit = limit }
+    init(limit: Int, isHEAD: Bool = false) {
+        self.limit = limit
+        self.isHEAD = isHEAD
+    }
 
     func receive(head: HTTPResponseHead) async throws {
         self.head = head
-        if let length = head.contentLength, length <= Int64(limit) { body.reserveCapacity(Int(length)) }
+        // Refused on the declared length, before a byte of the body is read (an interim 1xx
+        // head declares nothing; neither does the answer to a HEAD, nor a 204 or a 304).
+        guard !isHEAD, head.status >= 200, head.status != 204, head.status != 304, let length = head.contentLength else { return }
+        if length > Int64(limit) {
+            throw APIError.invalidResponse("the answer declares \(ByteSize.text(length)) (Content-Length), more than the \(ByteSize.text(Int64(limit))) this document may be")
+        }
+        body.reserveCapacity(Int(length))
     }
 
     func receive(chunk: Data) async throws {
         guard body.count + chunk.count <= limit else {
-            throw APIError.invalidResponse("the answer is larger than \(limit) bytes")
+            throw APIError.invalidResponse("the answer is larger than the \(ByteSize.text(Int64(limit))) this document may be")
         }
         body.append(chunk)
     }

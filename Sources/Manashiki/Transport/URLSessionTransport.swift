@@ -35,6 +35,8 @@ public struct URLSessionTransport: HTTPTransport {
     /// Buffered body bytes all tasks of this transport share: with several running, each is
     /// suspended at its share (`bufferBudget / tasks`, at most `highWaterBytes`).
     public var bufferBudget: Int { box.bufferBudget }
+    /// `bufferBudget`.
+    public var bodyBufferBudget: Int? { box.bufferBudget }
 
     let box: SessionBox
 

@@ -1,4 +1,5 @@
 import Foundation
+import ManashikiCore
 
 /// High-water marks in a JSON file
 /// (`{"formatVersion": 1, "models": {"tiny": "1.2.0"}, "latestCheck": "2026-12-07T18:00:00Z"}`),
@@ -48,7 +49,7 @@ public final class FileHighWaterMarks: TrustHighWaterMarks, @unchecked Sendable 
 
     private func read() -> Marks {
         guard let data = TUFMetadataStore.readBounded(file, maxLength: 4 << 20),
-              let object = try? JSONSerialization.jsonObject(with: data) as? [String: Any],
+              let object = (try? JSONValue.parse(data))?.foundationValue as? [String: Any], // the strict reader: a duplicate key is refused
               object["formatVersion"] as? Int == 1 else { return Marks() }
         return Marks(models: object["models"] as? [String: String] ?? [:],
                      latestCheck: (object["latestCheck"] as? String).flatMap(TUFTime.parse))

@@ -4,28 +4,52 @@ extension JSONValue {
     /// Parses UTF-8 JSON strictly (RFC 8259): trailing commas, duplicate keys, comments,
     /// leading zeros, control characters in strings, lone surrogates and trailing garbage are
     /// refused with the JSON path and position of the problem. Duplicate keys are refused
-    /// because readers disagree on them (Foundation keeps the first, jq and Python the last).
+    /// because readers disagree on them (Foundation keeps the first, jq and Python the last):
+    /// every reader of this package refuses them (docs/reliability.md, "Duplicate keys").
     ///
-    /// - Parameter maxDepth: the deepest nesting accepted.
+    /// Linear in the input's size; refuses nesting deeper than `limits.maxDepth` and a tree
+    /// larger than `limits` allow for the input (`JSONLimits`).
     /// - Throws: `JSONSyntaxError`.
-    public static func parse(_ data: Data, maxDepth: Int = 256) throws(JSONSyntaxError) -> JSONValue {
-        var parser = StrictJSONParser(bytes: Array(data), maxDepth: maxDepth)
-        return try parser.document()
+    public static func parse(_ data: Data, limits: JSONLimits = .default) throws(JSONSyntaxError) -> JSONValue {
+        // Over the input's own bytes: no copy of the document.
+        let result = data.withUnsafeBytes { raw -> Result<JSONValue, JSONSyntaxError> in
+            var parser = StrictJSONParser(bytes: raw.bindMemory(to: UInt8.self), limits: limits)
+            do throws(JSONSyntaxError) { return .success(try parser.document()) } catch { return .failure(error) }
+        }
+        return try result.get()
     }
 }
 
 /// The recursive-descent parser behind `JSONValue.parse(_:)`.
 struct StrictJSONParser {
-    let bytes: [UInt8]
-    let maxDepth: Int
-    var index = 0
-    /// Path components of the value being read: a key or an index.
-    var path: [String] = []
+    /// One component of the path of the value being read.
+    enum PathComponent {
+        case key(String)
+        case index(Int)
+    }
 
-    init(bytes: [UInt8], maxDepth: Int) {
+    let bytes: UnsafeBufferPointer<UInt8>
+    let limits: JSONLimits
+    /// What the tree may take, and what it takes so far (`JSONLimits`).
+    let treeBudget: Int
+    var treeBytes = 0
+    var index = 0
+    /// Path components of the value being read.
+    var path: [PathComponent] = []
+
+    init(bytes: UnsafeBufferPointer<UInt8>, limits: JSONLimits) {
         self.bytes = bytes
-        self.maxDepth = maxDepth
+        self.limits = limits
+        treeBudget = limits.treeBudget(forInputOf: bytes.count)
         if bytes.starts(with: [0xEF, 0xBB, 0xBF]) { index = 3 }   // a UTF-8 byte order mark
+    }
+
+    /// Counts `bytes` of heap the tree now holds; refuses the document past the budget.
+    mutating func charge(_ bytes: Int) throws(JSONSyntaxError) {
+        treeBytes += bytes
+        guard treeBytes <= treeBudget else {
+            throw fail("the document would take more than \(limits.treeBytesPerInputByte) times its size in memory (\(self.bytes.count) bytes of JSON); it is not one a server or this package writes")
+        }
     }
 
     mutating func document() throws(JSONSyntaxError) -> JSONValue {
@@ -40,7 +64,7 @@ struct StrictJSONParser {
     // MARK: Values
 
     mutating func value(depth: Int) throws(JSONSyntaxError) -> JSONValue {
-        guard depth < maxDepth else { throw fail("nested more than \(maxDepth) levels deep") }
+        guard depth < limits.maxDepth else { throw fail("nested more than \(limits.maxDepth) levels deep") }
         guard index < bytes.count else { throw fail("the document ends where a value was expected") }
         switch bytes[index] {
         case UInt8(ascii: "{"): return try object(depth: depth)
@@ -56,9 +80,9 @@ struct StrictJSONParser {
     }
 
     mutating func object(depth: Int) throws(JSONSyntaxError) -> JSONValue {
+        let start = index
         index += 1
         var members: [String: JSONValue] = [:]
-        var lines: [String: Int] = [:]
         skipSpace()
         if peek(UInt8(ascii: "}")) { index += 1; return .object(members) }
         while true {
@@ -67,24 +91,27 @@ struct StrictJSONParser {
                 if peek(UInt8(ascii: "}")) { throw fail("trailing comma before \"}\"") }
                 throw fail("unexpected \(describe(index)) where a key (a string in double quotes) was expected")
             }
-            let keyLine = position(index).line
             let key = try string()
-            if let first = lines[key] {
-                throw fail("duplicate key \"\(key)\" (the first is at line \(first)); keep one", at: index)
+            if members[key] != nil {
+                throw fail("duplicate key \"\(Self.printable(key))\" (the first is at line \(firstLine(of: key, inObjectAt: start))); keep one", at: index)
             }
             skipSpace()
-            guard peek(UInt8(ascii: ":")) else { throw fail("expected \":\" after the key \"\(key)\"") }
+            guard peek(UInt8(ascii: ":")) else { throw fail("expected \":\" after the key \"\(Self.printable(key))\"") }
             index += 1
             skipSpace()
-            path.append(key)
+            path.append(.key(key))
             let value = try self.value(depth: depth + 1)
             path.removeLast()
+            if members.count == members.capacity { // grown here, charged first: the budget holds at every step
+                let grown = max(4, members.capacity * 2)
+                try charge(Self.objectBytes(grown) - Self.objectBytes(members.capacity))
+                members.reserveCapacity(grown)
+            }
             members[key] = value
-            lines[key] = keyLine
             skipSpace()
             if peek(UInt8(ascii: ",")) { index += 1; continue }
             if peek(UInt8(ascii: "}")) { index += 1; return .object(members) }
-            throw fail(index < bytes.count ? "expected \",\" or \"}\" after the value of \"\(key)\", not \(describe(index))" : "the document ends inside an object (missing \"}\")")
+            throw fail(index < bytes.count ? "expected \",\" or \"}\" after the value of \"\(Self.printable(key))\", not \(describe(index))" : "the document ends inside an object (missing \"}\")")
         }
     }
 
@@ -96,13 +123,48 @@ struct StrictJSONParser {
         while true {
             skipSpace()
             if peek(UInt8(ascii: "]")) { throw fail("trailing comma before \"]\"") }
-            path.append("[\(items.count)]")
-            items.append(try value(depth: depth + 1))
+            path.append(.index(items.count))
+            let item = try value(depth: depth + 1)
             path.removeLast()
+            if items.count == items.capacity { // grown here, charged first
+                let grown = max(4, items.capacity * 2)
+                try charge(Self.arrayBytes(grown) - Self.arrayBytes(items.capacity))
+                items.reserveCapacity(grown)
+            }
+            items.append(item)
             skipSpace()
             if peek(UInt8(ascii: ",")) { index += 1; continue }
             if peek(UInt8(ascii: "]")) { index += 1; return .array(items) }
             throw fail(index < bytes.count ? "expected \",\" or \"]\" after an array element, not \(describe(index))" : "the document ends inside an array (missing \"]\")")
+        }
+    }
+
+    /// Heap bytes of an array's storage of `capacity` elements (a header, then the slots).
+    static func arrayBytes(_ capacity: Int) -> Int { capacity == 0 ? 0 : 32 + capacity * MemoryLayout<JSONValue>.stride }
+
+    /// Heap bytes of a dictionary's storage that holds `capacity` members (a header, then a key
+    /// slot, a value slot and a bit for each bucket; a dictionary has 4/3 as many buckets as its
+    /// capacity).
+    static func objectBytes(_ capacity: Int) -> Int {
+        capacity == 0 ? 0 : 64 + (capacity * 4 / 3 + 1) * (MemoryLayout<String>.stride + MemoryLayout<JSONValue>.stride + 1)
+    }
+
+    /// The line of the first member named `key` of the object starting at `start` (only for the
+    /// message of a duplicate: the members are read again, so parsing stays linear).
+    func firstLine(of key: String, inObjectAt start: Int) -> Int {
+        var reader = StrictJSONParser(bytes: bytes, limits: limits)
+        reader.index = start + 1
+        while true {
+            reader.skipSpace()
+            let keyAt = reader.index
+            guard let name = try? reader.string() else { return position(keyAt).line }
+            if name == key { return position(keyAt).line }
+            reader.skipSpace()
+            reader.index += 1 // ":"
+            reader.skipSpace()
+            guard (try? reader.value(depth: 0)) != nil else { return position(keyAt).line }
+            reader.skipSpace()
+            reader.index += 1 // ","
         }
     }
 
@@ -158,6 +220,7 @@ struct StrictJSONParser {
                 // exists on every platform.
                 let invalid = transcode(out.makeIterator(), from: UTF8.self, to: UTF32.self, stoppingOnError: true) { _ in }
                 guard !invalid else { throw fail("a string is not valid UTF-8", at: start) }
+                if out.count > 15 { try charge(32 + out.count) } // longer than a small string's inline storage
                 return String(decoding: out, as: UTF8.self)
             case UInt8(ascii: "\\"):
                 index += 1
@@ -208,7 +271,27 @@ struct StrictJSONParser {
     // MARK: Helpers
 
     mutating func skipSpace() {
-        while index < bytes.count, [0x20, 0x09, 0x0A, 0x0D].contains(bytes[index]) { index += 1 }
+        while index < bytes.count {
+            switch bytes[index] {
+            case 0x20, 0x09, 0x0A, 0x0D: index += 1
+            default: return
+            }
+        }
+    }
+
+    /// A key as messages show it: control, invisible-format and C1 characters escaped
+    /// (`\u{1B}`), at most 100 characters, so a hostile document cannot forge or hide text in
+    /// a terminal or a log.
+    static func printable(_ key: String) -> String {
+        var out = ""
+        for scalar in key.unicodeScalars.prefix(100) {
+            if scalar.value < 0x20 || (0x7F...0x9F).contains(scalar.value) || scalar.properties.generalCategory == .format {
+                out += "\\u{\(String(scalar.value, radix: 16, uppercase: true))}"
+            } else {
+                out.unicodeScalars.append(scalar)
+            }
+        }
+        return key.unicodeScalars.count > 100 ? out + "…" : out
     }
 
     func peek(_ byte: UInt8) -> Bool { index < bytes.count && bytes[index] == byte }
@@ -228,7 +311,12 @@ struct StrictJSONParser {
     func fail(_ message: String, at: Int? = nil) -> JSONSyntaxError {
         let p = position(at ?? index)
         var text = ""
-        for component in path { text += component.hasPrefix("[") ? component : (text.isEmpty ? component : ".\(component)") }
+        for component in path {
+            switch component {
+            case .index(let i): text += "[\(i)]"
+            case .key(let key): text += text.isEmpty ? Self.printable(key) : ".\(Self.printable(key))"
+            }
+        }
         return JSONSyntaxError(path: text, message: message, line: p.line, column: p.column)
     }
 }

@@ -127,8 +127,9 @@ public struct Reconciler: Sendable {
                     .apiKey(manifest.registry.apiKey).value
             } catch { throw SyncFailure(kind: .terminal, message: error.message) }
         }
-        let client = try ManashikiClient(apiKey: key, baseURL: manifest.registry.baseURL, transport: transport,
+        var client = try ManashikiClient(apiKey: key, baseURL: manifest.registry.baseURL, transport: transport,
                                          storageDirectory: manifest.storeDirectory)
+        client.documentLimits = manifest.policies.documents
         self.init(manifest: manifest, registry: client, options: options)
     }
 

@@ -1,5 +1,6 @@
 import Foundation
 import Manashiki
+import ManashikiCore
 
 /// Gets one artifact into the store: from each eligible source in order, verifying each, then
 /// from the registry unless the run forbids it. A miss, an error or a wrong digest falls
@@ -118,7 +119,10 @@ struct ArtifactFetcher: Sendable {
                         continue
                     }
                     let directory = try store()
-                    model = try await Self.offPool { try directory.installCopy(of: blob.path, as: modelId, sha256: target.sha256, size: target.size, version: target.version) }
+                    model = try await Self.offPool { cancelled in
+                        try directory.installCopy(of: blob.path, as: modelId, sha256: target.sha256, size: target.size, version: target.version,
+                                                  stop: cancelled)
+                    }
                     progress(model.size, model.size)
                 } else if let oci = s.oci {
                     if let why = oci.excludes(target.sha256) {
@@ -156,21 +160,7 @@ struct ArtifactFetcher: Sendable {
                 throw CancellationError()
             } catch {
                 let why = Self.describe(error, target: target)
-                if case .integrityMismatch? = error as? APIError {
-                    warn("\(s.label) served a corrupt copy of \(modelId) \(target.version) (\(why)); it was rejected and not installed")
-                } else if Self.isConfigurationProblem(error) || (error as? OCIError)?.isConfigurationProblem == true
-                            || (error as? S3Error)?.isConfigurationProblem == true {
-                    // A configuration problem someone must fix (a certificate, a proxy that wants
-                    // credentials, refuses the mirror or is malformed), not a passing failure: say so.
-                    warn("\(s.label) was not used for \(modelId): \(why)")
-                } else if case .unexpectedStatus(404, _)? = error as? APIError, let oci = s.oci, oci.artifact != nil {
-                    warn("\(s.label) lists sha256 \(target.sha256.prefix(12))… (\(modelId) \(target.version)) in its artifact but answered 404 for the blob — push it again with \(Remedy.export(to: "\(oci.reference)"))")
-                } else if case .unexpectedStatus(404, _)? = error as? APIError, let bucket = s.s3, bucket.lists(target.sha256) {
-                    warn("\(s.label) lists sha256 \(target.sha256.prefix(12))… (\(modelId) \(target.version)) in its \(BundleLayout.indexName) but answered 404 for the blob — its copy is incomplete: export to it again (\(Remedy.export(to: bucket.settings.location.description)))")
-                } else if case .unexpectedStatus(404, _)? = error as? APIError, case .listed? = indexes[s.label] {
-                    // Its own index says it holds the blob: the mirror's copy is incomplete.
-                    warn("\(s.label) lists sha256 \(target.sha256.prefix(12))… (\(modelId) \(target.version)) in its \(BundleLayout.indexName) but answered 404 for the blob — its copy of the bundle is incomplete: copy the bundle again (blobs first, index.json last)")
-                }
+                warnIfNeeded(error, why: why, from: s, modelId: modelId, target: target, warn: warn)
                 skipped.append("\(s.label): \(why)")
             }
         }
@@ -181,14 +171,46 @@ struct ArtifactFetcher: Sendable {
         return Fetched(model: try await registry(), source: "registry", skipped: skipped)
     }
 
+    /// Says what a failed source needs when it is not a passing failure: corrupt bytes, a
+    /// configuration problem someone must fix, a broken bundle, a copy whose index lists a blob it
+    /// does not serve (the source is skipped either way).
+    private func warnIfNeeded(_ error: any Error, why: String, from s: ResolvedSource, modelId: String, target: ArtifactTarget,
+                              warn: @Sendable (String) -> Void) {
+        if case .integrityMismatch? = error as? APIError {
+            warn("\(s.label) served a corrupt copy of \(modelId) \(target.version) (\(why)); it was rejected and not installed")
+        } else if Self.isConfigurationProblem(error) || (error as? OCIError)?.isConfigurationProblem == true
+                    || (error as? S3Error)?.isConfigurationProblem == true {
+            // A configuration problem someone must fix (a certificate, a proxy that wants
+            // credentials, refuses the mirror or is malformed), not a passing failure: say so.
+            warn("\(s.label) was not used for \(modelId): \(why)")
+        } else if s.bundle != nil, case .fileSystem? = error as? APIError {
+            // A blob that is a FIFO, a symbolic link, unreadable: the bundle needs fixing.
+            warn("\(s.label) was not used for \(modelId): \(why)")
+        } else if case .unexpectedStatus(404, _)? = error as? APIError, let oci = s.oci, oci.artifact != nil {
+            warn("\(s.label) lists sha256 \(target.sha256.prefix(12))… (\(modelId) \(target.version)) in its artifact but answered 404 for the blob — push it again with \(Remedy.export(to: "\(oci.reference)"))")
+        } else if case .unexpectedStatus(404, _)? = error as? APIError, let bucket = s.s3, bucket.lists(target.sha256) {
+            warn("\(s.label) lists sha256 \(target.sha256.prefix(12))… (\(modelId) \(target.version)) in its \(BundleLayout.indexName) but answered 404 for the blob — its copy is incomplete: export to it again (\(Remedy.export(to: bucket.settings.location.description)))")
+        } else if case .unexpectedStatus(404, _)? = error as? APIError, case .listed? = indexes[s.label] {
+            // Its own index says it holds the blob: the mirror's copy is incomplete.
+            warn("\(s.label) lists sha256 \(target.sha256.prefix(12))… (\(modelId) \(target.version)) in its \(BundleLayout.indexName) but answered 404 for the blob — its copy of the bundle is incomplete: copy the bundle again (blobs first, index.json last)")
+        }
+    }
+
     /// Runs blocking file I/O (a whole copy) on a dispatch thread, not the cooperative pool
-    /// (with the caller's `RemedyWording`, which a dispatch thread does not inherit).
-    static func offPool<T: Sendable>(_ body: @escaping @Sendable () throws -> T) async throws -> T {
+    /// (with the caller's `RemedyWording`, which a dispatch thread does not inherit). `body` is
+    /// given whether the calling task was cancelled since (a SIGTERM), which a dispatch thread
+    /// cannot ask `Task` itself: a copy stops between blocks.
+    static func offPool<T: Sendable>(_ body: @escaping @Sendable (_ cancelled: @escaping @Sendable () -> Bool) throws -> T) async throws -> T {
         let wording = RemedyWording.current
-        return try await withCheckedThrowingContinuation { continuation in
-            DispatchQueue.global(qos: .utility).async {
-                continuation.resume(with: Result { try RemedyWording.$current.withValue(wording) { try body() } })
+        let cancelled = Locked(false)
+        return try await withTaskCancellationHandler {
+            try await withCheckedThrowingContinuation { continuation in
+                DispatchQueue.global(qos: .utility).async {
+                    continuation.resume(with: Result { try RemedyWording.$current.withValue(wording) { try body { cancelled.current } } })
+                }
             }
+        } onCancel: {
+            cancelled.withLock { $0 = true }
         }
     }
 

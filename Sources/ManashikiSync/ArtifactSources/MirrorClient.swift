@@ -11,11 +11,14 @@ package struct MirrorClient: Sendable {
     let transport: any HTTPTransport
     /// The store blobs are installed into.
     let store: URL
+    /// How long and how slowly a mirror may send a document (`index.json`; `policies.documents`).
+    let documentLimits: DocumentLimits
 
     /// A client over `transport` installing into `store`.
-    package init(transport: any HTTPTransport, store: URL) {
+    package init(transport: any HTTPTransport, store: URL, documentLimits: DocumentLimits = .default) {
         self.transport = transport
         self.store = store
+        self.documentLimits = documentLimits
     }
 
     /// The transfer settings for mirrors: a stall (`Reconciler.Options.mirrorIdleTimeout`,
@@ -60,8 +63,9 @@ package struct MirrorClient: Sendable {
     }
 
     /// Reads a small document from a mirror (its `index.json`, a signature): a plain GET with
-    /// no `X-API-Key` and no `Authorization` (`HTTPTransport.fetchDocument`).
+    /// no `X-API-Key` and no `Authorization` (`HTTPTransport.fetchDocument`), within `documentLimits`.
     func fetchDocument(_ url: URL, allowPlainHTTP: Bool, idleTimeout: TimeInterval, maxBytes: Int) async throws -> (status: Int, body: Data) {
-        try await transport.fetchDocument(url, allowPlainHTTP: allowPlainHTTP, idleTimeout: idleTimeout, maxBytes: maxBytes)
+        try await transport.fetchDocument(url, allowPlainHTTP: allowPlainHTTP, idleTimeout: idleTimeout, maxBytes: maxBytes,
+                                          documentLimits: documentLimits)
     }
 }

@@ -1,4 +1,5 @@
 import Foundation
+import ManashikiCore
 import Manashiki
 
 /// The pure parts of planning with sources, locks and `--offline`: what stands in for the
@@ -77,7 +78,7 @@ enum SourcePlanning {
             return item
         }
         // What is now blocked will not be fetched (the planner's sum, over what is left).
-        plan.bytesToFetch = plan.items.compactMap { $0.action.target?.size }.reduce(0, +)
+        plan.bytesToFetch = plan.items.compactMap { $0.action.target?.size }.clampedSum()
         return plan
     }
 }

@@ -21,8 +21,9 @@ import Darwin
 public struct BundleIndex: Sendable, Hashable, Codable {
     /// The format this library reads and writes.
     public static let currentFormatVersion = 1
-    /// The most bytes of an index read, from a directory or a mirror (about 40,000 entries):
-    /// checked on the file's size or the declared length, then while reading.
+    /// The most bytes of an index read, from a directory, a mirror or an OCI artifact's config
+    /// (about 40,000 entries): checked on the file's size or the declared length, then while
+    /// reading.
     public static let maxBytes = 16 << 20
 
     /// The format version.

@@ -57,6 +57,7 @@ public struct PinnedArtifact: Sendable, Hashable, Codable {
         if !ModelID.isValid(modelId) { out.append(("modelId", "\"\(modelId.prefix(140))\" is not a valid model id")) }
         if !Hex.isSHA256(sha256) { out.append(("sha256", "is not 64 lowercase hex characters")) }
         if size < 0 { out.append(("size", "is negative")) }
+        if size > ModelEntry.maxSize { out.append(("size", "is \(size) bytes, over the 1 PiB this package accepts: not a real artifact")) }
         if let signature {
             if !Hex.isSHA256(signature.sha256) { out.append(("signature.sha256", "is not 64 lowercase hex characters")) }
             if signature.size <= 0 || signature.size > Int64(SignatureURLLocator.maximumSize) {

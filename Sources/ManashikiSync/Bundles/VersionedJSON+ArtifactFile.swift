@@ -10,6 +10,9 @@ extension VersionedJSON {
         switch decode(T.self, from: data, supported: supported) {
         case .success(let value):
             return value
+        case .failure(.notJSON(let why)):
+            throw ArtifactFileError(location: location, message: "is not a valid \(what) (not valid JSON: \(why))",
+                                    hint: "write it again with \(Remedy.agent), or restore it from where it came from")
         case .failure(.notVersionedJSON):
             throw ArtifactFileError(location: location, message: "is not a valid \(what) (not a JSON object with an integer \"\(versionKey)\")",
                                     hint: "write it again with \(Remedy.agent), or restore it from where it came from")

@@ -8,7 +8,8 @@ import Manashiki
 ///              "retry": {"maxAttempts": 4, "maxRetryAfterSeconds": 60},
 ///              "downloadTimeoutSeconds": 3600, "partialRetentionHours": 168, "maxBytesPerSecond": 20971520,
 ///              "network": {"cellular": true, "expensive": false, "lowDataMode": false, "waitForConnectivity": true},
-///              "transfer": {"maxConnections": 16, "parallelThresholdBytes": 33554432, "maxRunConnections": 32}}
+///              "transfer": {"maxConnections": 16, "parallelThresholdBytes": 33554432, "maxRunConnections": 32},
+///              "documents": {"timeoutSeconds": 60, "minBytesPerSecond": 1024, "rateWindowSeconds": 10}}
 /// ```
 public struct SyncPolicies: Sendable, Hashable {
     /// Lifecycle statuses that may be installed. Default `production` and `deprecated`
@@ -38,6 +39,11 @@ public struct SyncPolicies: Sendable, Hashable {
     /// How artifacts are transferred (`policies.transfer`): connections per artifact, the
     /// size from which several may be used, and the run's total.
     public var transfer: TransferPolicy = TransferPolicy()
+    /// How long and how slowly a server may send a document (`policies.documents`:
+    /// `timeoutSeconds`, `minBytesPerSecond`, `rateWindowSeconds`): the catalog, a record, a
+    /// mirror's index, an OCI manifest or token. Default `DocumentLimits.default` (60 s, 1 KiB/s
+    /// over 10 s).
+    public var documents: DocumentLimits = .default
 
     /// Creates policies; the defaults are described on each property.
     public init(

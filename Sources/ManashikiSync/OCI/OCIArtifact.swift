@@ -58,10 +58,14 @@ struct OCIArtifact: Sendable {
     /// Checks that a manifest is our artifact and returns it with its config's digest.
     /// - Throws: `OCIError.notAnArtifact` naming what it is instead; `.invalidArtifact`.
     static func checkManifest(_ body: Data, contentType: String, reference: OCIReference) throws -> OCIImageManifest {
-        let declared = (try? JSONSerialization.jsonObject(with: body) as? [String: Any])?["mediaType"] as? String
+        // The strict reader, as every document: duplicate keys (which registries and clients
+        // would read differently) and documents beyond `JSONLimits` are not a manifest.
+        let tree = try? JSONValue.parse(body)
+        var declared: String?
+        if case .object(let members)? = tree, case .string(let type)? = members["mediaType"] { declared = type }
         let type = declared ?? (contentType.isEmpty ? OCIMediaTypes.imageManifest : contentType)
         guard type == OCIMediaTypes.imageManifest else { throw OCIError.notAnArtifact(reference, found: "a manifest of media type \(type)") }
-        guard let manifest = try? JSONDecoder().decode(OCIImageManifest.self, from: body), manifest.schemaVersion == 2 else {
+        guard let tree, let manifest = try? StrictJSONDecoder().decode(OCIImageManifest.self, from: tree), manifest.schemaVersion == 2 else {
             throw OCIError.invalidArtifact(reference, detail: "its manifest is not a valid OCI image manifest (schemaVersion 2)")
         }
         // The image spec: tools fall back to config.mediaType when artifactType is absent.

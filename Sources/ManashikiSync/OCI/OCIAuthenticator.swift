@@ -1,4 +1,5 @@
 import Foundation
+import ManashikiCore
 import Manashiki
 
 /// How one run authenticates to one OCI registry: anonymous, Basic, or the distribution
@@ -24,6 +25,8 @@ actor OCIAuthenticator {
     /// The transport the token service is reached with (not the authenticating one).
     let transport: any HTTPTransport
     let allowPlainHTTP: Bool
+    /// How long and how slowly the token service may answer.
+    let documentLimits: DocumentLimits
 
     private var headers: [String: String] = [:]
     private var pending: [String: Task<String, any Error>] = [:]
@@ -31,8 +34,10 @@ actor OCIAuthenticator {
     /// Token requests made (tests read it: a refused login costs one).
     private(set) var tokenRequests = 0
 
-    init(reference: OCIReference, found: OCICredentials.Found, transport: any HTTPTransport, allowPlainHTTP: Bool) {
+    init(reference: OCIReference, found: OCICredentials.Found, transport: any HTTPTransport, allowPlainHTTP: Bool,
+         documentLimits: DocumentLimits = .default) {
         self.reference = reference
+        self.documentLimits = documentLimits
         credential = found.credential
         note = found.note
         self.found = found.helper != nil ? found : nil
@@ -111,20 +116,21 @@ actor OCIAuthenticator {
                                URLQueryItem(name: "client_id", value: "manashiki-sync")]
                 + (service.map { [URLQueryItem(name: "service", value: $0)] } ?? []) + [URLQueryItem(name: "scope", value: scopes.joined(separator: " "))]
             headers["Content-Type"] = "application/x-www-form-urlencoded"
-            request = HTTPRequest(method: "POST", url: realmURL, headers: headers, body: Data((form.percentEncodedQuery ?? "").utf8), idleTimeout: 30, maxBufferedBodyBytes: 1 << 20)
+            request = HTTPRequest(method: "POST", url: realmURL, headers: headers, body: Data((form.percentEncodedQuery ?? "").utf8), idleTimeout: 30, maxBufferedBodyBytes: 1 << 20, documentLimits: documentLimits)
         } else {
             var items = components.queryItems ?? []
             if let service { items.append(URLQueryItem(name: "service", value: service)) }
             items += scopes.map { URLQueryItem(name: "scope", value: $0) }
             components.queryItems = items
             if let credential { headers["Authorization"] = credential.basicHeader }
-            request = HTTPRequest(url: components.url ?? realmURL, headers: headers, idleTimeout: 30, maxBufferedBodyBytes: 1 << 20)
+            request = HTTPRequest(url: components.url ?? realmURL, headers: headers, idleTimeout: 30, maxBufferedBodyBytes: 1 << 20,
+                                  documentLimits: documentLimits)
         }
         let response = try await transport.send(request)
         switch response.status {
         case 200:
             struct Token: Decodable { var token: String?; var access_token: String? }
-            guard let body = try? JSONDecoder().decode(Token.self, from: response.body), let token = body.token ?? body.access_token,
+            guard let body = try? StrictJSONDecoder().decode(Token.self, from: response.body), let token = body.token ?? body.access_token,
                   !token.isEmpty, token.unicodeScalars.allSatisfy({ $0.value > 0x20 && $0.value < 0x7F }) else {
                 throw OCIError.tokenService(registry: registryName, realm: URLPolicy.origin(of: realmURL), detail: "its answer holds no usable token")
             }

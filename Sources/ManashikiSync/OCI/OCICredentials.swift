@@ -1,4 +1,5 @@
 import Foundation
+import ManashikiCore
 import Manashiki
 
 /// Where a source's registry credentials come from, when the manifest says
@@ -121,7 +122,8 @@ enum OCICredentials {
     /// (`host/repo/path`, …, `host`), keys compared without a scheme or trailing `/v1/`.
     /// - Throws: `SyncFailure` when the file is not a JSON object or the entry is malformed.
     static func entry(in text: String, file: String, for reference: OCIReference) throws -> Found {
-        guard let object = try? JSONSerialization.jsonObject(with: Data(text.utf8)) as? [String: Any] else {
+        // The strict reader, as every JSON this package reads (a duplicate key is refused).
+        guard let object = (try? JSONValue.parse(Data(text.utf8)))?.foundationValue as? [String: Any] else {
             throw SyncFailure(kind: .terminal, message: "\(file) is not a JSON object (an auth file written by docker, podman or oras login)")
         }
         let candidates = keys(for: reference)
@@ -162,7 +164,7 @@ enum OCICredentials {
         struct Answer: Decodable { var Username: String?; var Secret: String? }
         do {
             let output = try await run(["/bin/sh", "-c", #"printf '%s' "$1" | exec "docker-credential-$0" get"#, helper, server])
-            guard let answer = try? JSONDecoder().decode(Answer.self, from: Data(output.utf8)), let secret = answer.Secret, !secret.isEmpty else {
+            guard let answer = try? StrictJSONDecoder().decode(Answer.self, from: Data(output.utf8)), let secret = answer.Secret, !secret.isEmpty else {
                 return (nil, "\(origin) gave no credentials for \(server)")
             }
             if answer.Username == "<token>" { return (OCICredential(username: "<token>", password: "", identityToken: secret, origin: origin), nil) }

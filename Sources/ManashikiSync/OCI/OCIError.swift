@@ -1,4 +1,5 @@
 import Foundation
+import ManashikiCore
 
 /// Why an OCI registry could not be used: names the registry (never a credential) and says
 /// what to do. Code decides by the case, never by the text.
@@ -72,7 +73,7 @@ struct OCIErrorBody: Decodable {
 
     /// The first error's code and message, when the body is one.
     static func parse(_ data: Data) -> (code: String?, message: String) {
-        guard let body = try? JSONDecoder().decode(OCIErrorBody.self, from: data), let first = body.errors?.first else {
+        guard let body = try? StrictJSONDecoder().decode(OCIErrorBody.self, from: data), let first = body.errors?.first else {
             let text = String(decoding: data.prefix(200), as: UTF8.self)
             let printable = text.unicodeScalars.allSatisfy { $0.value >= 0x20 && $0.value < 0x7F }
             return (nil, printable ? text : "")

@@ -37,6 +37,9 @@ public enum OCIPusher {
         public var credentials: OCICredentialSource?
         /// Plain http to a host other than this machine is allowed.
         public var allowPlainHTTP = false
+        /// How long and how slowly the registry may answer a request without a body
+        /// (`policies.documents`).
+        public var documentLimits = DocumentLimits.default
 
         /// The defaults.
         public init() {}
@@ -84,7 +87,7 @@ public enum OCIPusher {
         let candidates = try BundleExporter.exportable(store: store, selection: selection, includePrivate: options.includePrivate, failures: &report.failures)
         let found = try OCICredentials.lookup(reference, source: options.credentials, environment: environment, baseDirectory: baseDirectory)
         let client = OCIRegistryClient(reference, base: transport, found: found, push: true, mountFrom: options.mountFrom,
-                                       allowPlainHTTP: options.allowPlainHTTP)
+                                       allowPlainHTTP: options.allowPlainHTTP, documentLimits: options.documentLimits)
         try await client.ping()
         try await checkTag(client, tag)
         let states = OCIUploadStates(store: store)

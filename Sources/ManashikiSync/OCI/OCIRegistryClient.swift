@@ -12,14 +12,18 @@ struct OCIRegistryClient: Sendable {
     /// Plain http to a host other than this machine was allowed (`"allowHTTP": true`).
     let allowPlainHTTP: Bool
     var idleTimeout: TimeInterval = 30
+    /// How long and how slowly the registry may send a manifest, a blob's head or a token
+    /// (`policies.documents`); uploads (requests with a body) are not documents.
+    let documentLimits: DocumentLimits
 
     /// A client for `reference` over `base` (the run's transport), with `scopes` (pull, or pull
     /// and push) and the credentials `found`.
     init(_ reference: OCIReference, base: any HTTPTransport, found: OCICredentials.Found, push: Bool, mountFrom: [String] = [],
-         allowPlainHTTP: Bool) {
+         allowPlainHTTP: Bool, documentLimits: DocumentLimits = .default) {
         self.reference = reference
         self.allowPlainHTTP = allowPlainHTTP
-        let auth = OCIAuthenticator(reference: reference, found: found, transport: base, allowPlainHTTP: allowPlainHTTP)
+        self.documentLimits = documentLimits
+        let auth = OCIAuthenticator(reference: reference, found: found, transport: base, allowPlainHTTP: allowPlainHTTP, documentLimits: documentLimits)
         let scopes = ["repository:\(reference.repository):\(push ? "pull,push" : "pull")"] + mountFrom.map { "repository:\($0):pull" }
         transport = OCITransport(base: base, auth: auth, scopes: scopes)
     }
@@ -42,7 +46,8 @@ struct OCIRegistryClient: Sendable {
         if let reason = URLPolicy.refusal(for: url, allowingPlainHTTP: allowPlainHTTP) { throw APIError.refusedURL(reason) }
         var h: HTTPHeaders = ["User-Agent": ManashikiClient.userAgent, "Accept-Encoding": "identity"]
         for field in headers { h[field.name] = field.value }
-        return try await transport.send(HTTPRequest(method: method, url: url, headers: h, body: body, idleTimeout: idleTimeout, maxBufferedBodyBytes: maxBytes))
+        return try await transport.send(HTTPRequest(method: method, url: url, headers: h, body: body, idleTimeout: idleTimeout, maxBufferedBodyBytes: maxBytes,
+                                                    documentLimits: body == nil ? documentLimits : nil))
     }
 
     /// A GET following at most 3 redirects with the SDK's one `RedirectPolicy` (to URLs the URL

@@ -36,16 +36,17 @@ final class OCISourceClient: Sendable {
     }
 
     init(_ source: ArtifactSource, reference: OCIReference, label: String, transport: any HTTPTransport,
-         environment: SyncEnvironment, baseDirectory: URL?, storeDirectory: URL) {
+         environment: SyncEnvironment, baseDirectory: URL?, storeDirectory: URL, documentLimits: DocumentLimits = .default) {
         self.reference = reference
         self.label = label
         var made: (OCIRegistryClient, MirrorClient)?
         var failure: (any Error)?
         do {
             let found = try OCICredentials.lookup(reference, source: source.credentials, environment: environment, baseDirectory: baseDirectory)
-            let client = OCIRegistryClient(reference, base: transport, found: found, push: false, allowPlainHTTP: source.allowsPlainHTTP)
+            let client = OCIRegistryClient(reference, base: transport, found: found, push: false, allowPlainHTTP: source.allowsPlainHTTP,
+                                           documentLimits: documentLimits)
             // No Manashiki key is ever held where an OCI registry's requests are made.
-            made = (client, MirrorClient(transport: client.transport, store: storeDirectory))
+            made = (client, MirrorClient(transport: client.transport, store: storeDirectory, documentLimits: documentLimits))
         } catch {
             failure = error
         }

@@ -13,6 +13,9 @@ struct OCITransport: HTTPTransport {
     /// The scopes requested (`repository:REPO:pull`, `…:pull,push`).
     let scopes: [String]
 
+    /// The transport underneath's.
+    var bodyBufferBudget: Int? { base.bodyBufferBudget }
+
     func stream(_ request: HTTPRequest, to consumer: any HTTPBodyConsumer) async throws {
         var request = request
         request.headers["X-API-Key"] = nil

@@ -46,7 +46,7 @@ struct OCIUploadStates: Sendable {
 
     func load(_ reference: OCIReference, _ sha256: String) -> Saved? {
         guard let data = try? folder(creating: false)?.read(fileName(reference, sha256), limit: Self.maxBytes),
-              let saved = try? JSONDecoder().decode(Saved.self, from: data), saved.formatVersion == 1,
+              let saved = try? StrictJSONDecoder().decode(Saved.self, from: data), saved.formatVersion == 1,
               saved.registry == reference.registry, saved.repository == reference.repository, saved.sha256 == sha256 else { return nil }
         return saved
     }

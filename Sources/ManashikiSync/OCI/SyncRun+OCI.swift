@@ -8,6 +8,7 @@ extension SyncRun {
         guard case .oci(let reference) = source.kind,
               let transport = (registry as? ManashikiClient)?.transport ?? (try? manifest.defaultTransport()) else { return nil }
         return OCISourceClient(source, reference: reference, label: label, transport: transport, environment: options.environment,
-                               baseDirectory: manifest.baseDirectory, storeDirectory: layout.directory)
+                               baseDirectory: manifest.baseDirectory, storeDirectory: layout.directory,
+                               documentLimits: manifest.policies.documents)
     }
 }

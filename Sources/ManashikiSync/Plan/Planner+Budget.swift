@@ -42,7 +42,7 @@ extension Planner {
     /// arithmetic, and a refusal when the budget cannot be met.
     static func fitBudget(_ items: inout [PlanItem], _ input: PlanInput) -> (BudgetPlan?, PlanRefusal?) {
         guard let budget = input.manifest.store.budget else { return (nil, nil) }
-        let used = input.snapshot.files.values.reduce(Int64(0)) { $0 + $1.identity.size }
+        let used = input.snapshot.files.values.map(\.identity.size).clampedSum()
         var arithmetic = capacity(budget, used: used, free: input.freeBytes)
         let ledger = ledger(items, input)
         func refuse(_ cause: BudgetShortfall.Cause, _ pinned: [BudgetShortfall.Pinned], _ needed: Int64) -> (BudgetPlan?, PlanRefusal?) {
@@ -50,16 +50,16 @@ extension Planner {
         }
         let capacity = arithmetic.capacityBytes
         if ledger.fixedBytes > capacity { return refuse(.requiredExceed, ledger.pinned, ledger.fixedBytes) }
-        let mustStay = ledger.fixedBytes + ledger.inUseBytes
+        let mustStay = ledger.fixedBytes.addingClamped(ledger.inUseBytes)
         if mustStay > capacity { return refuse(.inUse(ledger.inUse.map(\.modelId).sorted()), ledger.pinned + ledger.inUse, mustStay) }
 
         // 3. Evict the least recently used until what may stay fits.
-        let room = capacity - mustStay
-        var keptBytes = ledger.evictable.reduce(Int64(0)) { $0 + $1.bytes }
+        let room = capacity.subtractingClamped(mustStay)
+        var keptBytes = ledger.evictable.map(\.bytes).clampedSum()
         var evicted: [Evictable] = []
         for candidate in ledger.evictable.sorted(by: evictsFirst) where keptBytes > room {
             evicted.append(candidate)
-            keptBytes -= candidate.bytes
+            keptBytes = keptBytes.subtractingClamped(candidate.bytes)
         }
         let allowance = input.forcePrune ? Int.max : max(0, input.manifest.store.prune.maxDeletes - ledger.prunes)
         if evicted.count > allowance {
@@ -70,15 +70,15 @@ extension Planner {
         for e in evicted { items[e.index] = evictItem(items[e.index], e, limit: limit, input, dates: dates!) }
 
         // 4. Optional newcomers fill what is left, in priority order.
-        var left = room - keptBytes
+        var left = room.subtractingClamped(keptBytes)
         var leftOut = 0
         for newcomer in ledger.newcomers.sorted(by: { ($0.priority, $1.index) > ($1.priority, $0.index) }) {
-            if newcomer.size <= left { left -= newcomer.size; continue }
+            if newcomer.size <= left { left = left.subtractingClamped(newcomer.size); continue }
             items[newcomer.index] = leftOutItem(items[newcomer.index], needed: newcomer.size, available: left, arithmetic)
             leftOut += 1
         }
         arithmetic.evictions = evicted.count
-        arithmetic.evictedBytes = evicted.reduce(0) { $0 + $1.onDisk }
+        arithmetic.evictedBytes = evicted.map(\.onDisk).clampedSum()
         arithmetic.leftOut = leftOut
         arithmetic.plannedBytes = plannedBytes(items, input)
         return (arithmetic, nil)
@@ -99,7 +99,7 @@ extension Planner {
         var limit = BudgetPlan.Limit.maxBytes
         if let keep = budget.keepFreeBytes {
             // Without a free-space figure the reserve cannot be checked; maxBytes still applies.
-            let byReserve = free.map { max(0, used + $0 - keep) } ?? Int64.max
+            let byReserve = free.map { max(0, used.addingClamped($0).subtractingClamped(keep)) } ?? Int64.max
             if byReserve < capacity || budget.maxBytes == nil { capacity = byReserve; limit = .keepFreeBytes }
         }
         return BudgetPlan(budget: budget, capacityBytes: capacity, limitedBy: limit, usedBytes: used, plannedBytes: used)
@@ -124,7 +124,7 @@ extension Planner {
                 if bytes > 0 { ledger.pin(id, bytes, input.demanded.contains(id) ? "asked for" : "required") }
             } else if let onDisk {
                 if input.inUse.contains(id) {
-                    ledger.inUseBytes += bytes
+                    ledger.inUseBytes = ledger.inUseBytes.addingClamped(bytes)
                     ledger.inUse.append(.init(modelId: id, bytes: bytes, why: "\(spec.modelClass), in use"))
                 } else if isEvictable(item.action) {
                     let mtime = input.snapshot.files[id].map { Date(timeIntervalSince1970: Double($0.identity.mtimeNanoseconds) / 1e9) } ?? .distantPast
@@ -157,9 +157,9 @@ extension Planner {
         var total: Int64 = 0
         for item in items {
             listed.insert(item.modelId)
-            total += finalBytes(item, onDisk: input.snapshot.files[item.modelId]?.identity.size)
+            total = total.addingClamped(finalBytes(item, onDisk: input.snapshot.files[item.modelId]?.identity.size))
         }
-        for (id, file) in input.snapshot.files where !listed.contains(id) { total += file.identity.size }
+        for (id, file) in input.snapshot.files where !listed.contains(id) { total = total.addingClamped(file.identity.size) }
         return total
     }
 
@@ -197,7 +197,7 @@ extension Planner {
 
 extension Planner.BudgetLedger {
     mutating func pin(_ id: String, _ bytes: Int64, _ why: String) {
-        fixedBytes += bytes
+        fixedBytes = fixedBytes.addingClamped(bytes)
         pinned.append(.init(modelId: id, bytes: bytes, why: why))
     }
 }

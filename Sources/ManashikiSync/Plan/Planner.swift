@@ -1,4 +1,5 @@
 import Foundation
+import ManashikiCore
 import Manashiki
 
 /// Diffs a manifest against a store: a pure function of `PlanInput`.
@@ -33,11 +34,13 @@ package enum Planner {
         }
         if input.onlyDemanded { items = restrictToDemanded(items, input) } else { items += prunes(input) }
         var (budget, refusal) = fitBudget(&items, input)
-        let bytes = items.compactMap { $0.action.target?.size }.reduce(0, +)
+        // Clamped: sizes come from documents (an absurd one is refused where it is read, and a
+        // total past Int64 stays at its end, which the free-space check below then refuses).
+        let bytes = items.compactMap { $0.action.target?.size }.clampedSum()
         // The old file stays until the rename, so every fetched byte needs room at once; a kept
         // partial of the same artifact already holds its prefix (and its space). Evictions run
         // last, so they make no room for the downloads.
-        let needed = items.compactMap { item in item.action.target.map { remainingBytes(item.modelId, $0, input) } }.reduce(0, +)
+        let needed = items.compactMap { item in item.action.target.map { remainingBytes(item.modelId, $0, input) } }.clampedSum()
         if let problem = input.storeWriteProblem { refusal = .storeNotWritable(problem) }
         if refusal == nil, let free = input.freeBytes, needed > free { refusal = .insufficientDiskSpace(needed: needed, available: free) }
         var plan = Plan(items: items, bytesToFetch: bytes, freeBytes: input.freeBytes, refusal: refusal)
@@ -51,7 +54,7 @@ package enum Planner {
         let kept = (input.partials[modelId] ?? [])
             .filter { $0.sha256 == target.sha256 && $0.size == target.size }
             .map { min(max($0.bytes, 0), target.size) }.max() ?? 0
-        return target.size - kept
+        return target.size.subtractingClamped(kept)
     }
 
     // MARK: - Installed files

@@ -109,7 +109,7 @@ extension SyncRun {
             return resolved
         }
         // Mirrors are fetched over the registry client's transport (its TLS trust and proxies).
-        let mirrors = ((registry as? ManashikiClient)?.transport).map { MirrorClient(transport: $0, store: registry.storageDirectory) }
+        let mirrors = (registry as? ManashikiClient).map { MirrorClient(transport: $0.transport, store: registry.storageDirectory, documentLimits: $0.documentLimits) }
         return ArtifactFetcher(sources: resolved, mirrorClient: mirrors, offline: options.offline,
                                mirrorIdleTimeout: options.mirrorIdleTimeout)
     }

@@ -93,7 +93,8 @@ final class S3Client: Sendable {
         var headers = operation.headers
         headers["User-Agent"] = ManashikiClient.userAgent
         let request = HTTPRequest(method: operation.method, url: url, headers: headers, body: operation.body,
-                                  idleTimeout: operation.idleTimeout, maxBufferedBodyBytes: operation.maxBody)
+                                  idleTimeout: operation.idleTimeout, maxBufferedBodyBytes: operation.maxBody,
+                                  documentLimits: operation.body == nil ? .default : nil) // an answer read whole is a document (#39)
         return try await sign(request, payloadHash: operation.payloadHash)
     }
 

@@ -100,7 +100,7 @@ extension S3Exporter {
 
     /// `count` bytes of `fd` at `offset`, read on a dispatch thread (not the cooperative pool).
     static func read(_ fd: Int32, at offset: Int64, count: Int, path: String) async throws -> Data {
-        try await ArtifactFetcher.offPool {
+        try await ArtifactFetcher.offPool { _ in
             var data = Data(count: count)
             let got = try data.withUnsafeMutableBytes { try FileCopy.readFully(fd, $0, at: offset, count: count, path: path) }
             guard got == count else { throw APIError.bodyTooShort(expected: offset + Int64(count), received: offset + Int64(got)) }

@@ -84,8 +84,6 @@ package struct LastRunRecord: Sendable, Codable, Equatable {
     package static func read(_ layout: StoreLayout) -> LastRunRecord? {
         guard let metadata = try? layout.openMetadata(creating: false),
               let data = try? metadata.read(StoreLayout.lastRunFileName, limit: maxBytes) else { return nil }
-        let decoder = JSONDecoder()
-        decoder.dateDecodingStrategy = .iso8601
-        return try? decoder.decode(LastRunRecord.self, from: data)
+        return try? StrictJSONDecoder(dates: .iso8601).decode(LastRunRecord.self, from: data)
     }
 }

@@ -37,6 +37,7 @@ public enum StateFile {
         case .failure(.newer(let version)): return .newer(version)
         case .failure(.unsupported(let version)):
             return .unusable("state.json has format version \(version); this version reads \(StoreState.currentFormatVersion)")
+        case .failure(.notJSON(let why)): return .unusable("state.json is not valid JSON (\(why))")
         case .failure(.notVersionedJSON), .failure(.missingVersion): return .unusable("state.json is not valid JSON")
         case .failure(.invalid): return .unusable("state.json could not be decoded")
         }

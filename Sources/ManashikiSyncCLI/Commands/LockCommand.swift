@@ -43,10 +43,11 @@ package struct LockCommand: Sendable {
         }
         let key: LoadedKey
         do { key = try context.loadKey(manifest: manifest) } catch { return context.report(error, command: "lock") }
-        let registry: ManashikiClient
+        var registry: ManashikiClient
         do {
             registry = try ManashikiClient(apiKey: key.value, baseURL: manifest.registry.baseURL, transport: manifest.defaultTransport(),
                                            storageDirectory: manifest.storeDirectory)
+            registry.documentLimits = manifest.policies.documents
         } catch {
             context.console.error("cannot use the registry settings: \(SyncFailure(error).description)")
             return .usage

@@ -52,6 +52,7 @@ struct OCIExportCommand: Sendable {
         push.includePrivate = options.includePrivate
         push.rateLimiter = manifest?.policies.maxBytesPerSecond.map { BandwidthLimiter(bytesPerSecond: Int64($0)) }
         push.credentials = Self.credentials(for: reference, in: manifest)
+        if let manifest { push.documentLimits = manifest.policies.documents }
         let verbose = context.global.verbosity > .quiet && !context.global.json
         let console = context.console
         let report: OCIPusher.Report

@@ -1,4 +1,5 @@
 import Foundation
+import ManashikiCore
 import Manashiki
 import ManashikiSync
 
@@ -56,7 +57,7 @@ package struct StatusCommand: Sendable {
         }
         let lastRun = LastRunRecord.read(layout)
         let partials = StorageDirectory.keptPartials(in: layout)
-        let installed = rows.filter { $0.file == "ok" || $0.file == "modified" }.compactMap(\.bytes).reduce(0, +)
+        let installed = rows.filter { $0.file == "ok" || $0.file == "modified" }.compactMap(\.bytes).clampedSum()
         let budget = manifest?.store.budget.map { $0.arithmetic(usedBytes: installed, freeBytes: DiskSpace.available(at: layout.directory)) }
         let view = View(store: layout.directory, rows: rows, partials: partials, lastRun: lastRun, note: note, budget: budget,
                         showsClasses: manifest.map { m in m.store.budget != nil || m.models.contains { $0.modelClass != .required } } ?? false || !usage.isEmpty,
@@ -82,7 +83,7 @@ package struct StatusCommand: Sendable {
         var showsClasses: Bool
         /// `trust.tuf`'s trusted metadata; nil without it.
         var tuf: TUFView?
-        var installedBytes: Int64 { rows.filter { $0.file == "ok" || $0.file == "modified" }.compactMap(\.bytes).reduce(0, +) }
+        var installedBytes: Int64 { rows.filter { $0.file == "ok" || $0.file == "modified" }.compactMap(\.bytes).clampedSum() }
     }
 
     /// A row's cells: MODEL, VERSION, SIZE, FILE, IN MANIFEST, then CLASS and LAST USED, then OWNERS.

@@ -1,4 +1,5 @@
 import Foundation
+import ManashikiCore
 import Manashiki
 import ManashikiSync
 
@@ -21,7 +22,7 @@ struct MetricsFile {
         m.downloadedBytes = report.bytesDownloaded
         m.hashedBytes = report.bytesHashed
         m.budget = report.plan?.budget
-        m.evictedBytes = report.results.filter { $0.status == .evicted }.compactMap { ResultView.bytes($0.planned.action) }.reduce(0, +)
+        m.evictedBytes = report.results.filter { $0.status == .evicted }.compactMap { ResultView.bytes($0.planned.action) }.clampedSum()
         if trust.isConfigured {
             m.trustRefusals = Dictionary(report.results.compactMap { $0.failure?.trust?.reasonCode }.map { ($0, 1) }, uniquingKeysWith: +)
         }
@@ -29,7 +30,7 @@ struct MetricsFile {
             m.tuf = TUFTrustedState(store: TUFMetadataStore(directory: StoreLayout(directory: store).tufMetadataDirectory))
         }
         if case .loaded(let state) = StateFile.read(StoreLayout(directory: store)) {
-            m.installed = (state.models.count, state.models.values.reduce(0) { $0 + $1.size })
+            m.installed = (state.models.count, state.models.values.map(\.size).clampedSum())
             for result in report.results {
                 switch result.status {
                 case .unchanged, .verified: m.reusedBytes += state.models[result.modelId]?.size ?? 0

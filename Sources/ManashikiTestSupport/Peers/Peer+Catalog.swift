@@ -31,6 +31,8 @@ extension Peer {
     package static let ruby = Peer(.command("ruby"), from: .debian("ruby"), homebrew: "ruby")
     /// lintian checks the Debian package scripts/package-deb writes.
     package static let lintian = Peer(.command("lintian"), from: .debian("lintian"))
+    /// GNU `time` (`/usr/bin/time`): the hostile-input tests bound a run's peak RSS and wall time.
+    package static let gnuTime = Peer(.command("time"), from: .debian("time"))
     /// check-jsonschema validates the example manifests against examples/manifest.schema.json.
     package static let checkJSONSchema = Peer(.command("check-jsonschema"), from: .pypi("check-jsonschema"))
     /// kubernetes-validate checks examples/kubernetes against Kubernetes 1.29's schemas.
@@ -64,7 +66,7 @@ extension Peer {
     /// The whole catalog (PeerCatalogTests checks it against scripts/test's lists).
     package static var all: [Peer] {
         [curl, strace, systemdAnalyze, promtool, nginx, openssl, tinyproxy, microsocks, dockerRegistry, htpasswd,
-         skopeo, python3, ruby, lintian, checkJSONSchema, kubernetesValidate, oras, weed, aws, boto3, rclone, modelSigning, pyOpenSSL,
+         skopeo, python3, ruby, lintian, gnuTime, checkJSONSchema, kubernetesValidate, oras, weed, aws, boto3, rclone, modelSigning, pyOpenSSL,
          pythonTUF, pythonCryptography, faketime, actionlint]
     }
 

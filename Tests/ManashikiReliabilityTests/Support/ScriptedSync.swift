@@ -22,9 +22,10 @@ final class ScriptedSync: SyncWorkspace, @unchecked Sendable {
         try writeManifest(models: ["alpha", "beta", "gamma"], prune: prune, extraEntries: extraEntries)
     }
 
-    func writeManifest(models: [String], prune: String = TestManifest.defaultPrune, extraEntries: [String] = []) throws {
+    func writeManifest(models: [String], prune: String = TestManifest.defaultPrune, extraEntries: [String] = [],
+                       policies: String? = nil, topLevel: String = "") throws {
         try TestManifest.write(to: manifestURL, baseURL: registry.baseURL, store: store.path, models: models,
-                               extraEntries: extraEntries, prune: prune)
+                               extraEntries: extraEntries, prune: prune, policies: policies, topLevel: topLevel)
     }
 
     /// Publishes 1.1.0 of every model (new bytes).

@@ -399,6 +399,23 @@ struct PlannerTests {
         #expect(w.plan.refusal == nil)
     }
 
+    @Test("sizes whose total passes Int64 (two of 2^63 - 1, past the readers' checks) never trap: the total is clamped and the plan refused for space",
+          arguments: [nil, StoreBudget(maxBytes: 1 << 30)])
+    func hugeSizesNeverTrap(budget: StoreBudget?) {
+        var w = PlanWorld()
+        w.models = [ModelSpec(id: "a"), ModelSpec(id: "b"), ModelSpec(id: "c")]
+        w.publish("a", "1.0.0", size: .max)
+        w.publish("b", "1.0.0", size: .max)
+        w.publish("c", "1.0.0", size: 100)
+        w.install("c", "0.9.0", size: .max)
+        w.budget = budget
+        w.freeBytes = 1 << 40
+        let plan = w.plan // before the clamped totals, `reduce(0, +)` trapped here (SIGILL)
+        #expect(plan.bytesToFetch == .max)
+        #expect(plan.refusal != nil)
+        if budget == nil { #expect(plan.refusal == .insufficientDiskSpace(needed: .max, available: 1 << 40)) }
+    }
+
     @Test("the preflight counts only the remaining bytes of a model with a kept partial of the same artifact")
     func diskSpaceWithKeptPartial() {
         var w = PlanWorld()

@@ -33,7 +33,8 @@ struct StateFileTests {
         let store = TestStore()
         try store.layout.prepare()
         try Data("{not json".utf8).write(to: store.layout.stateFile)
-        #expect(StateFile.read(store.layout) == .unusable("state.json is not valid JSON"))
+        guard case .unusable(let why) = StateFile.read(store.layout) else { Issue.record("not unusable"); return }
+        #expect(why.hasPrefix("state.json is not valid JSON (") && why.contains("line 1"), "\(why)")
         try Data(#"{"formatVersion": 9, "models": {}}"#.utf8).write(to: store.layout.stateFile)
         #expect(StateFile.read(store.layout) == .newer(9))
         #expect(StateFile.newerFormatMessage(9).contains("upgrade"))

@@ -57,8 +57,11 @@ struct ErrorMappingTests {
             _ = try await client.listModels()
             Issue.record("expected rateLimited")
         } catch APIError.rateLimited(let seconds) {
+            // The date has whole seconds, and a loaded machine may take long to get here: the
+            // delay is what is left of the 120 s when the answer was read, never more.
             let s = try #require(seconds)
-            #expect((115...121).contains(s))
+            let left = 120 - Date().timeIntervalSince(date.addingTimeInterval(-120))
+            #expect(s <= 121 && Double(s) >= left - 2, "\(s) s, with \(left) s left")
         }
     }
 

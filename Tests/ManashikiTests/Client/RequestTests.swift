@@ -143,7 +143,9 @@ struct RequestTests {
         let (escape, _) = try makeClient { _ in .json(200, #"{"models": [{"modelId": "a", "version": "1.0\u001b[2J", "size": 1, "sha256": "ba7816bf8f01cfea414140de5dae2223b00361a396177a9cb410ff61f20015ad"}]}"#) }
         await #expect(throws: APIError.self) { _ = try await escape.listModels() }
         let (html, _) = try makeClient { _ in MockResponse(status: 200, chunks: [Data("<html>captive portal</html>".utf8)]) }
-        await #expect(throws: APIError.invalidResponse("GET /api/models: not valid JSON")) { _ = try await html.listModels() }
+        let notJSON = await #expect(throws: APIError.self) { _ = try await html.listModels() }
+        guard case .invalidResponse(let text)? = notJSON else { Issue.record("\(String(describing: notJSON))"); return }
+        #expect(text.hasPrefix(#"GET /api/models: not valid JSON (unexpected "<" where a value was expected"#), "\(text)")
         let (other, _) = try makeClient { _ in .json(200, WireDecodingTests.fullRecord) }
         await #expect(throws: APIError.self) { _ = try await other.getModel("another-model") }
     }

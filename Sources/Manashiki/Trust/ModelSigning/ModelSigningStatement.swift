@@ -32,7 +32,7 @@ struct ModelSigningStatement: Sendable, Hashable {
     /// Reads and checks the signed `payload`.
     init(payload: [UInt8]) throws(PublisherSignatureProblem) {
         let root: JSONValue
-        do { root = try JSONValue.parse(Data(payload), maxDepth: 16) } catch {
+        do { root = try JSONValue.parse(Data(payload), limits: JSONLimits(maxDepth: 16)) } catch {
             throw .statement("is not JSON (\(error.message))")
         }
         guard case .object(let top) = root else { throw .statement("is not a JSON object") }

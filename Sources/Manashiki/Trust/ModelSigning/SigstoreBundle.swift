@@ -39,7 +39,7 @@ struct SigstoreBundle: Sendable, Hashable {
     static func parse(_ data: Data) throws(PublisherSignatureProblem) -> SigstoreBundle {
         guard data.count <= maximumSize else { throw .malformed("it is \(data.count) bytes, more than \(maximumSize)") }
         let root: JSONValue
-        do { root = try JSONValue.parse(data, maxDepth: 16) } catch {
+        do { root = try JSONValue.parse(data, limits: JSONLimits(maxDepth: 16)) } catch {
             throw .malformed("not JSON (\(error.message) at \(error.path.isEmpty ? "the top" : error.path))")
         }
         guard case .object(let top) = root else { throw .malformed("not a JSON object") }

@@ -25,7 +25,7 @@ struct TUFEnvelope: Sendable {
         guard data.count <= maxLength else { throw TUFError(role: role, reason: .tooLarge(limit: maxLength)) }
         self.role = role
         let document: JSONValue
-        do { document = try JSONValue.parse(data, maxDepth: 64) } catch {
+        do { document = try JSONValue.parse(data, limits: JSONLimits(maxDepth: 64)) } catch {
             throw TUFError(role: role, reason: .malformed("not JSON: \(error.description)"))
         }
         let top = try TUFFields(document, path: "", role: role)

@@ -13,19 +13,24 @@ public protocol TUFMetadataSource: Sendable {
 
 /// Metadata over HTTP(S), through the package's `HTTPTransport` (so the manifest's CA bundle
 /// and proxy rules apply), at `baseURL` + name. The transport never follows redirects; a
-/// redirect is `unavailable`, like any answer but 200, 403 and 404.
+/// redirect is `unavailable`, like any answer but 200, 403 and 404. Each file arrives within
+/// `documentLimits` (TUF's slow-retrieval attack: a drip is `unavailable`, naming the limit).
 public struct TUFHTTPSource: TUFMetadataSource {
     /// The metadata URL, ending in `/`.
     public let baseURL: URL
     let transport: any HTTPTransport
     let idleTimeout: TimeInterval
+    /// How long and how slowly a metadata file may arrive (`DocumentLimits.default`).
+    let documentLimits: DocumentLimits
 
     /// A source reading `baseURL` (a trailing `/` is added if missing) with `transport`.
-    public init(baseURL: URL, transport: any HTTPTransport = DefaultTransport(), idleTimeout: TimeInterval = 30) {
+    public init(baseURL: URL, transport: any HTTPTransport = DefaultTransport(), idleTimeout: TimeInterval = 30,
+                documentLimits: DocumentLimits = .default) {
         let text = baseURL.absoluteString
         self.baseURL = text.hasSuffix("/") ? baseURL : URL(string: text + "/") ?? baseURL
         self.transport = transport
         self.idleTimeout = idleTimeout
+        self.documentLimits = documentLimits
     }
 
     public func fetch(_ name: String, maxLength: Int) async throws(TUFError) -> Data? {
@@ -35,7 +40,8 @@ public struct TUFHTTPSource: TUFMetadataSource {
         }
         let collector = BoundedBody(limit: maxLength)
         do {
-            try await transport.stream(HTTPRequest(url: url, idleTimeout: idleTimeout, maxBufferedBodyBytes: maxLength), to: collector)
+            try await transport.streamDocument(HTTPRequest(url: url, idleTimeout: idleTimeout, maxBufferedBodyBytes: maxLength,
+                                                           documentLimits: documentLimits), to: collector)
         } catch let error as BoundedBody.Overflow {
             _ = error
             throw TUFError(role: role, reason: .tooLarge(limit: maxLength))

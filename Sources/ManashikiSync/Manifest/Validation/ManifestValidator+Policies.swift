@@ -48,7 +48,19 @@ extension ManifestValidator {
         if let value = o["transfer"], let t = object(value, at: "policies.transfer", known: Self.transferKeys) {
             policies.transfer = transferPolicy(t)
         }
+        if let value = o["documents"], let d = object(value, at: "policies.documents", known: Self.documentKeys) {
+            policies.documents = documentLimits(d)
+        }
         return policies
+    }
+
+    /// `policies.documents`: each field in its range (the problem names the field).
+    private mutating func documentLimits(_ d: [String: JSONValue]) -> DocumentLimits {
+        var limits = DocumentLimits.default
+        if let n = int(d, "timeoutSeconds", at: "policies.documents", range: 1...3600) { limits.timeout = TimeInterval(n) }
+        if let n = int(d, "minBytesPerSecond", at: "policies.documents", range: 0...(1 << 30)) { limits.minimumBytesPerSecond = n }
+        if let n = int(d, "rateWindowSeconds", at: "policies.documents", range: 1...600) { limits.rateWindow = TimeInterval(n) }
+        return limits
     }
 
     /// `policies.transfer`: each field in its range (the problem names the field).

@@ -1,4 +1,5 @@
 import Foundation
+import ManashikiCore
 import Manashiki
 
 /// One place AWS credentials may come from: the environment, a profile, web identity, the
@@ -88,7 +89,7 @@ enum AWSCredentialProcess {
             let why = (error as? CommandFailure)?.described(as: "credential_process") ?? SyncFailure(error).message
             throw S3Error.credentials("the \(origin) failed: \(why)", hint: "run it by hand to see why")
         }
-        guard let output = try? JSONDecoder().decode(Output.self, from: Data(text.utf8)), output.Version == 1,
+        guard let output = try? StrictJSONDecoder().decode(Output.self, from: Data(text.utf8)), output.Version == 1,
               let id = output.AccessKeyId, let secret = output.SecretAccessKey else {
             throw S3Error.credentials("the \(origin) did not print {\"Version\": 1, \"AccessKeyId\": …, \"SecretAccessKey\": …} (its output is not shown)",
                                       hint: "fix the command (docs.aws.amazon.com, \"Sourcing credentials with an external process\")")

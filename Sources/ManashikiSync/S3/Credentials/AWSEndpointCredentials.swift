@@ -101,7 +101,7 @@ enum AWSEndpointCredentials {
 
     /// Credentials from an endpoint's JSON.
     static func credentials(_ body: Data, origin: String) throws -> AWSCredentials {
-        guard let document = try? JSONDecoder().decode(Document.self, from: body) else {
+        guard let document = try? StrictJSONDecoder().decode(Document.self, from: body) else {
             throw S3Error.credentials("the \(origin) did not answer with credentials JSON", hint: "check that the endpoint is the credentials endpoint")
         }
         if let code = document.Code, code != "Success" {
