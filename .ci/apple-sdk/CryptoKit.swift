@@ -66,6 +66,16 @@ public enum Curve25519 {
             public var rawRepresentation: Data { Data() }
             public func isValidSignature<S: DataProtocol, D: DataProtocol>(_ signature: S, for data: D) -> Bool { false }
         }
+        // Signing (ManashikiCore's SigningEngine, the development registry's TUF keys):
+        // developer.apple.com/documentation/cryptokit/curve25519/signing/privatekey
+        // (iOS 13, macOS 10.15, tvOS 13, watchOS 6, visionOS 1).
+        public struct PrivateKey: Sendable {
+            public init() {}
+            public init<D: ContiguousBytes>(rawRepresentation data: D) throws {}
+            public var publicKey: PublicKey { fatalError() }
+            public var rawRepresentation: Data { Data() }
+            public func signature<D: DataProtocol>(for data: D) throws -> Data { Data() }
+        }
     }
 }
 public enum P256 {

@@ -43,8 +43,9 @@ public final class DevelopmentRegistry: Sendable {
         guard configuration.allowRemote || LoopbackHost.matches(configuration.host) else {
             throw RegistryStartError("refusing to listen on \(configuration.host), which is not a loopback address: pass --allow-remote (RegistryConfiguration.allowRemote) to expose the registry to the network")
         }
+        let tuf = try configuration.tufDirectory.map { try RegistryTUF(directory: $0) }
         let store = try ArtifactStore(cacheDirectory: configuration.cacheDirectory)
-        let state = RegistryState(configuration: configuration, store: store)
+        let state = RegistryState(configuration: configuration, store: store, tuf: tuf)
         do {
             try state.load(catalog)
         } catch {

@@ -37,6 +37,11 @@ public struct RegistryConfiguration: Sendable {
     public var maxJSONBodyBytes: Int
     /// How many requests the log keeps.
     public var requestLogLimit: Int
+    /// Where the TUF repository's keys and root are (`serve --tuf DIR`; generated when
+    /// absent): with it, signed metadata for every served version is at
+    /// `<api>/tuf/metadata/`, and `DIR/root.json` is the root a manifest's `trust.tuf` pins.
+    /// nil (the default): no TUF metadata.
+    public var tufDirectory: URL?
 
     /// The defaults: ephemeral ports on 127.0.0.1, 300 s download URLs, 900 s upload URLs.
     public init(host: String = "127.0.0.1", apiPort: UInt16 = 0, storagePort: UInt16 = 0, advertisedHost: String? = nil,

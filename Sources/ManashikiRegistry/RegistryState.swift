@@ -44,9 +44,13 @@ final class RegistryState: @unchecked Sendable {
     private let data = Locked(Contents())
     private let origins = Locked((api: URL(string: "http://127.0.0.1")!, storage: URL(string: "http://127.0.0.1")!))
 
-    init(configuration: RegistryConfiguration, store: ArtifactStore) {
+    /// The TUF repository (`serve --tuf DIR`), nil without one.
+    let tuf: RegistryTUF?
+
+    init(configuration: RegistryConfiguration, store: ArtifactStore, tuf: RegistryTUF? = nil) {
         self.configuration = configuration
         self.store = store
+        self.tuf = tuf
         self.signer = URLSigner(secret: configuration.signingSecret ?? Hex.random(bytes: 32))
         self.log = RequestLog(limit: configuration.requestLogLimit)
     }
@@ -124,6 +128,17 @@ final class RegistryState: @unchecked Sendable {
     /// The bytes of `modelId` at `version`.
     func blob(_ modelId: String, _ version: String) -> StoredArtifact? {
         data.withLock { $0.blobs[Self.blobKey(modelId, version)] }
+    }
+
+    /// Every version served (current or earlier), for the TUF repository's targets.
+    func servedArtifacts() -> [(modelId: String, version: String, size: Int, sha256: String)] {
+        data.withLock { d in
+            d.blobs.compactMap { key, artifact in
+                let parts = key.split(separator: "\u{0}", maxSplits: 1, omittingEmptySubsequences: false)
+                guard parts.count == 2 else { return nil }
+                return (String(parts[0]), String(parts[1]), artifact.size, artifact.sha256)
+            }
+        }
     }
 
     /// The versions waiting to be uploaded.

@@ -57,6 +57,7 @@ public enum RegistryCommand {
         var adminToken: String?
         var cacheDirectory: String?
         var readyFile: String?
+        var tufDirectory: String?
     }
 
     /// Runs the command line `arguments` (without the program name) and returns the exit
@@ -132,6 +133,8 @@ public enum RegistryCommand {
                commands: ["serve"]) { s, v in s.serve.cacheDirectory = v },
         Option(["--ready-file"], "PATH", help: "once listening, write {\"apiBaseURL\": …, \"storageBaseURL\": …, \"pid\": …} to PATH",
                commands: ["serve"]) { s, v in s.serve.readyFile = v },
+        Option(["--tuf"], "DIR", help: "serve signed TUF metadata at /tuf/metadata/ with the keys in DIR (generated when absent); DIR/root.json is the root to pin",
+               commands: ["serve"]) { s, v in s.serve.tufDirectory = v },
         Option(["--size"], "N", help: "the artifact's size in bytes", commands: ["generate"]) { s, v in s.size = try integer("--size", v) },
         Option(["--seed"], "S", help: "the generator's seed", commands: ["generate"]) { s, v in s.seed = try integer("--seed", v) },
         Option(["-o", "--output"], "FILE", help: "where to write it", commands: ["generate"]) { s, v in s.output = v },
@@ -180,10 +183,19 @@ public enum RegistryCommand {
 
     /// The registry configuration `options` describe.
     static func configuration(_ o: ServeOptions) -> RegistryConfiguration {
-        RegistryConfiguration(host: o.host, apiPort: o.port, storagePort: o.storagePort ?? (o.port == 0 ? 0 : o.port &+ 1),
-                              advertisedHost: o.advertiseHost, allowRemote: o.allowRemote, urlTTL: o.urlTTL,
-                              uploadURLTTL: o.uploadURLTTL, adminToken: o.adminToken,
-                              cacheDirectory: o.cacheDirectory.map { URL(fileURLWithPath: $0) })
+        var configuration = RegistryConfiguration(host: o.host, apiPort: o.port, storagePort: o.storagePort ?? (o.port == 0 ? 0 : o.port &+ 1),
+                                                  advertisedHost: o.advertiseHost, allowRemote: o.allowRemote, urlTTL: o.urlTTL,
+                                                  uploadURLTTL: o.uploadURLTTL, adminToken: o.adminToken,
+                                                  cacheDirectory: o.cacheDirectory.map { URL(fileURLWithPath: $0) })
+        configuration.tufDirectory = o.tufDirectory.map { URL(fileURLWithPath: $0) }
+        return configuration
+    }
+
+    /// `\n  TUF:     <api>/tuf/metadata/ (pin DIR/root.json)` with `--tuf`, else nothing.
+    private static func tufLine(_ registry: DevelopmentRegistry, _ options: ServeOptions) -> String {
+        guard let directory = options.tufDirectory else { return "" }
+        let root = URL(fileURLWithPath: directory).appendingPathComponent("root.json").standardizedFileURL.path
+        return "\n  TUF:     \(registry.apiBaseURL.absoluteString)/tuf/metadata/ (pin \(root) in trust.tuf.root)"
     }
 
     /// The catalog in `directory`, or the built-in demo catalog when nil.
@@ -218,7 +230,7 @@ public enum RegistryCommand {
         manashiki-registry: serving \(directory ?? RegistryCatalog.demoName) (\(catalog.models.count) models, \(catalog.keys.count) keys)
           API:     \(api)
           storage: \(storage)
-          admin:   \(api)/_admin/faults (\(options.adminToken == nil ? "loopback only" : "X-Admin-Token required"))
+          admin:   \(api)/_admin/faults (\(options.adminToken == nil ? "loopback only" : "X-Admin-Token required"))\(tufLine(registry, options))
         MANASHIKI_REGISTRY_READY \(ready)
         """)
         fflush(nil)

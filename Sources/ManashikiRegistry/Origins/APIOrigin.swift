@@ -31,6 +31,9 @@ struct APIOrigin: HTTPRequestHandler {
         }
         state.log.record(request, origin: .api)
         let headOnly = request.method == "HEAD"
+        if request.path.hasPrefix(Self.tufPrefix) {
+            return ResponseWriter.send(tufMetadata(request), on: connection, headOnly: headOnly, keepAlive: keepAlive)
+        }
         guard let route = route(request) else {
             return ResponseWriter.send(.error(404, "not_found", "no such endpoint: \(request.path)"), on: connection,
                                        headOnly: headOnly, keepAlive: keepAlive)
@@ -46,6 +49,26 @@ struct APIOrigin: HTTPRequestHandler {
         }
         let response = respond(to: request, route: route, fault: fault)
         return ResponseWriter.send(response, on: connection, headOnly: headOnly, keepAlive: keepAlive, fault: fault)
+    }
+
+    /// Where the TUF repository's metadata is served (`serve --tuf DIR`).
+    static let tufPrefix = "/tuf/metadata/"
+
+    /// `GET /tuf/metadata/<file>`: public, like any TUF repository's metadata (no API key).
+    private func tufMetadata(_ request: ServerRequest) -> ServerResponse {
+        guard let tuf = state.tuf else {
+            return .error(404, "not_found", "this registry serves no TUF metadata: start it with --tuf DIR")
+        }
+        guard request.method == "GET" || request.method == "HEAD" else {
+            var response = ServerResponse.error(405, "method_not_allowed", "\(request.method) is not allowed on \(request.path)")
+            response.headers.append(("Allow", "GET, HEAD"))
+            return response
+        }
+        let name = String(request.path.dropFirst(Self.tufPrefix.count))
+        guard let data = tuf.file(name, artifacts: state.servedArtifacts()) else {
+            return .error(404, "not_found", "no TUF metadata file \(name)")
+        }
+        return ServerResponse(status: 200, headers: [("Content-Type", "application/json")], body: .data(data))
     }
 
     private func route(_ request: ServerRequest) -> Route? {

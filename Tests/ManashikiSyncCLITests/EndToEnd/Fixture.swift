@@ -25,14 +25,15 @@ final class Fixture: SyncWorkspace, @unchecked Sendable {
     var store: URL { directory.appendingPathComponent("models") }
     var environment: [String: String] { ["MANASHIKI_API_KEY": Fixture.key] }
 
-    init(models: [String] = ["alpha", "beta"], extraModelEntries: [String] = [], policies: String? = nil) throws {
+    init(models: [String] = ["alpha", "beta"], extraModelEntries: [String] = [], policies: String? = nil,
+         configuration: RegistryConfiguration = .init()) throws {
         var catalog = RegistryCatalog()
         catalog.keys = [RegistryKey(secret: Fixture.key), RegistryKey(secret: Fixture.legacyKey, organization: "demo")]
         catalog.add(model: RegistryModel(modelId: "alpha", version: "1.0.0", artifact: .generated(size: 64 << 10, seed: 101), platforms: ["linux"]))
         catalog.add(model: RegistryModel(modelId: "beta", version: "2.1.0", artifact: .generated(size: 128 << 10, seed: 102), platforms: ["linux"]))
         catalog.add(model: RegistryModel(modelId: "secret", version: "1.0.0", artifact: .generated(size: 32 << 10, seed: 103),
                                          platforms: ["linux"], visibility: "private", organization: "demo"))
-        registry = try DevelopmentRegistry.start(catalog: catalog)
+        registry = try DevelopmentRegistry.start(catalog: catalog, configuration: configuration)
         try writeManifest(models: models, extraModelEntries: extraModelEntries, policies: policies)
     }
 
