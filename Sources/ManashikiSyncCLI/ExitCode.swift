@@ -13,6 +13,10 @@ import Foundation
 /// | 75 | another run holds the store's lock (EX_TEMPFAIL: try again later) |
 /// | 130 | interrupted by SIGINT (Ctrl-C) |
 /// | 143 | terminated by SIGTERM |
+///
+/// A model refused by trust (`trust.tuf`, `trust.modelSigning`) fails like any model: 3 when
+/// others were applied, 1 when none was. The refusal is terminal (retrying will not help, unlike
+/// a network error); `--json`'s `trustRefusal` says which mechanism, role and reason.
 public enum ExitCode: Int32, Sendable, CaseIterable, CustomStringConvertible {
     /// In sync, changes applied, or the store is healthy.
     case success = 0

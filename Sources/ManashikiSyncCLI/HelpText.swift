@@ -94,8 +94,10 @@ package enum HelpText {
 
     Downloads are verified (SHA-256) and installed atomically; prunes run last and only when
     everything else succeeded. Exit codes: 0 success, 1 failure, 2 usage/manifest/key error,
-    3 partial failure, 75 locked, 130/143 interrupted. In loop mode a failed run is reported
-    and the loop goes on; a signal between runs exits 0.
+    3 partial failure, 75 locked, 130/143 interrupted. A model refused by trust (trust.tuf,
+    trust.modelSigning) fails like any model (3, or 1 when none was applied); retrying will not
+    help. In loop mode a failed run is reported and the loop goes on; a signal between runs
+    exits 0.
 
     \(sourceOptions)
 
@@ -214,7 +216,9 @@ package enum HelpText {
 
     Reads the store's state and the last run's record; no network, no hashing (files whose
     size or modification time changed since they were recorded are flagged "modified": run
-    `verify`). Exit codes: 0, 2 usage/manifest error.
+    `verify`). With trust.tuf: each signed role's version and expiry as the last sync
+    verified them, with a warning when one expires within 12 hours. Exit codes: 0, 2
+    usage/manifest error.
 
     \(globalOptions)
     """

@@ -93,14 +93,19 @@ public struct TrustRefusal: Error, Sendable, Hashable, LocalizedError, CustomStr
     public var reason: Reason
     /// The role (TUF) or other part of the trust that refused, for `--json` (`timestamp`).
     public var role: String?
+    /// The TUF client's error behind the refusal, when the signed metadata refused or could
+    /// not be had (`metadata`, `expired`, `unavailable`, `not-signed`): its `reasonCode`
+    /// (`rollback`, `threshold`, `too-large`…) is the refusal's `problemCode`.
+    public var tuf: TUFError?
 
     /// A refusal.
-    public init(mechanism: String, modelId: String, version: String, reason: Reason, role: String? = nil) {
+    public init(mechanism: String, modelId: String, version: String, reason: Reason, role: String? = nil, tuf: TUFError? = nil) {
         self.mechanism = mechanism
         self.modelId = modelId
         self.version = version
         self.reason = reason
         self.role = role
+        self.tuf = tuf
     }
 
     /// Whether retrying may help (the metadata could not be fetched); every other refusal
@@ -112,11 +117,13 @@ public struct TrustRefusal: Error, Sendable, Hashable, LocalizedError, CustomStr
     }
 
     /// The reason's finer stable code, when it has one: a publisher signature's problem
-    /// (`missing`, `unknown-key`, `certificate-expired`… `PublisherSignatureProblem.code`); nil
-    /// for the other reasons.
+    /// (`missing`, `unknown-key`, `certificate-expired`… `PublisherSignatureProblem.code`), or
+    /// the TUF client's reason behind a refusal of the signed metadata (`rollback`,
+    /// `threshold`, `too-large`, `malformed`, `unexpected-version`, `removed`, `mismatch`,
+    /// `expired`, `target-not-found`, `unavailable`: `TUFError.reasonCode`); nil otherwise.
     public var problemCode: String? {
         if case .publisherSignature(let refusal) = reason { return refusal.problem.code }
-        return nil
+        return tuf?.reasonCode
     }
 
     /// The key or certificate a refused publisher signature names, when it was read.
@@ -124,6 +131,9 @@ public struct TrustRefusal: Error, Sendable, Hashable, LocalizedError, CustomStr
         if case .publisherSignature(let refusal) = reason { return refusal.signer }
         return nil
     }
+
+    /// Every `reasonCode`, in a fixed order (the metrics file has a series for each).
+    public static let reasonCodes = ["not-signed", "mismatch", "rollback", "expired", "metadata", "unavailable", "signature"]
 
     /// A stable name of the reason: `not-signed`, `mismatch`, `rollback`, `expired`, `metadata`,
     /// `unavailable`, `signature` (with `problemCode`).

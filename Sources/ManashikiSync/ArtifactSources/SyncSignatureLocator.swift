@@ -5,9 +5,11 @@ import ManashikiCore
 /// Where a sync run looks for an artifact's publisher signature, in order:
 ///
 /// 1. the store's copy (`<store>/.manashiki/signatures/<id>.sig`), when the state records it
-///    for this very artifact (a kept model is checked again with no request);
+///    for this very artifact: when it verifies with the pinned keys and roots, nothing else is
+///    asked (a kept model is checked again with no request);
 /// 2. each source, in the run's order, that lists a signature for the artifact in its index
-///    (`PinnedArtifact.signature`): a bundle's blob, a mirror's or a bucket's blob, an OCI artifact's layer,
+///    (`PinnedArtifact.signature`): a bundle's blob, a mirror's or a bucket's blob, an OCI artifact's layer
+///    (a source without a tag: the artifacts its tags hold, `OCISourceClient.signedEntries`),
 ///    each checked against the digest its index names (an entry of the same model id first);
 /// 3. the manifest's `signatureURL` (not on an `--offline` run).
 ///
@@ -19,6 +21,9 @@ struct SyncSignatureLocator: PublisherSignatureLocator {
     let installed: @Sendable (String) -> StoreState.Installed?
     let fetcher: ArtifactFetcher
     let template: String?
+    /// The pinned keys and roots: a store's copy that verifies with them is the answer, and no
+    /// source or URL is asked (a kept model is checked again offline, with no request).
+    let verifier: PublisherSignatureVerifier
     /// Bundle and bucket indexes read once per run, by label (nil: unreadable).
     let bundleIndexes = Locked<[String: BundleIndex?]>([:])
     /// Every signature found this run, by its SHA-256: the one that verified is kept in the
@@ -41,12 +46,14 @@ struct SyncSignatureLocator: PublisherSignatureLocator {
         if let entry = installed(candidate.modelId), entry.sha256 == candidate.sha256, let signer = entry.signer,
            let sha = signer.signatureSHA256, let data = StoredSignatures.read(candidate.modelId, sha256: sha, in: layout) {
             search.found.append(FoundSignature(origin: "store", data: data))
+            if (try? verifier.verify(data, modelId: candidate.modelId, sha256: candidate.sha256)) != nil { return search }
         }
         for source in fetcher.sources where !(fetcher.offline && !source.source.servesOffline) {
             try Task.checkCancellation()
-            let references = await self.references(candidate, in: source)
+            let (references, none) = await self.references(candidate, in: source)
             guard !references.isEmpty else {
-                search.tried.append("\(source.label): its index lists no signature for sha256 \(candidate.sha256.prefix(12))…")
+                search.tried.append("\(source.label): \(none?.text ?? "its index lists no signature for sha256 \(candidate.sha256.prefix(12))…")")
+                search.unreachable = search.unreachable || none?.unreachable == true
                 continue
             }
             for reference in references {
@@ -70,9 +77,11 @@ struct SyncSignatureLocator: PublisherSignatureLocator {
         return search
     }
 
-    /// The signatures `source`'s index lists for the candidate's digest, its own model's first.
-    private func references(_ candidate: ArtifactCandidate, in source: ArtifactFetcher.ResolvedSource) async -> [SignatureReference] {
+    /// The signatures `source`'s index lists for the candidate's digest, its own model's first;
+    /// when there are none, why (nil: its index lists none).
+    private func references(_ candidate: ArtifactCandidate, in source: ArtifactFetcher.ResolvedSource) async -> ([SignatureReference], SignatureFetchProblem?) {
         let entries: [PinnedArtifact]
+        var none: SignatureFetchProblem?
         if let bundle = source.bundle {
             let index = bundleIndexes.withLock { cache -> BundleIndex? in
                 if let cached = cache[source.label] { return cached }
@@ -84,13 +93,15 @@ struct SyncSignatureLocator: PublisherSignatureLocator {
         } else if let s3 = source.s3, let client = s3.client {
             entries = await bucketIndex(source.label, client: client, location: s3.settings.location)?.models.filter { $0.sha256 == candidate.sha256 } ?? []
         } else if let oci = source.oci {
-            entries = oci.artifact?.index.models.filter { $0.sha256 == candidate.sha256 } ?? []
+            let signed = await oci.signedEntries(for: candidate.sha256)
+            entries = signed.entries
+            none = signed.note.map { SignatureFetchProblem($0, unreachable: signed.unreachable) }
         } else {
             entries = fetcher.indexEntries(source.label, candidate.sha256)
         }
         let ordered = entries.filter { $0.modelId == candidate.modelId } + entries.filter { $0.modelId != candidate.modelId }
         var seen = Set<String>()
-        return ordered.compactMap(\.signature).filter { seen.insert($0.sha256).inserted }
+        return (ordered.compactMap(\.signature).filter { seen.insert($0.sha256).inserted }, none)
     }
 
     /// A bucket's `index.json`, read once per run (nil: none or unreadable; the S3 source

@@ -8,10 +8,16 @@ import Manashiki
 /// every source carries what the store verified.
 extension BundleExporter {
     /// `artifact` with the store's copy of its publisher signature named, when the state
-    /// records one for these bytes and the copy is intact; unchanged otherwise.
-    static func withSignature(_ artifact: PinnedArtifact, state: StoreState, store: StoreLayout) -> PinnedArtifact {
+    /// records one for these bytes and the copy is intact; unchanged otherwise. A recorded
+    /// signature whose copy is missing, changed or not a regular file (a symbolic link is never
+    /// followed) is a failure: the model is exported without it.
+    static func withSignature(_ artifact: PinnedArtifact, state: StoreState, store: StoreLayout, failures: inout [Failure]) -> PinnedArtifact {
         guard let installed = state.models[artifact.modelId], installed.sha256 == artifact.sha256,
-              let sha = installed.signer?.signatureSHA256, let data = StoredSignatures.read(artifact.modelId, sha256: sha, in: store) else { return artifact }
+              let sha = installed.signer?.signatureSHA256 else { return artifact }
+        guard let data = StoredSignatures.read(artifact.modelId, sha256: sha, in: store) else {
+            failures.append(Failure(modelId: artifact.modelId, message: "the store's copy of its publisher signature (\(store.signatureFile(artifact.modelId).path)) is missing or changed; exported without it, so a site that requires signatures refuses it — run \(Remedy.sync) (it looks for the signature again) and export again"))
+            return artifact
+        }
         var signed = artifact
         signed.signature = SignatureReference(sha256: sha, size: Int64(data.count))
         return signed
@@ -27,10 +33,11 @@ extension BundleExporter {
     /// artifact is exported without it and a failure says so. Returns the artifact as exported.
     static func placeSignature(_ artifact: PinnedArtifact, from store: StoreLayout, into bundle: BundleLayout, blobs: DirectoryHandle,
                                report: inout Report) -> PinnedArtifact {
-        guard let blob = signatureBlob(artifact) else { return artifact }
+        guard let blob = signatureBlob(artifact), let signature = artifact.signature else { return artifact }
         if let info = blobs.info(blob.sha256), verifyExisting(blob, path: bundle.blob(blob.sha256).path, info: info) == .intact { return artifact }
         do {
-            try copyBlob(blob, from: store.signatureFile(artifact.modelId).path, into: blobs.fd, bundle: bundle)
+            // Read through the store's descriptors and written durably through the bundle's.
+            try blobs.replace(blob.sha256, with: try StoredSignatures.blob(artifact.modelId, signature, in: store))
             report.bytesCopied += blob.size
             return artifact
         } catch {

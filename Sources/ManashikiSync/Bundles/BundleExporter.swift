@@ -249,7 +249,7 @@ public enum BundleExporter {
         case .newer(let version):
             throw ArtifactFileError(location: store.stateFile.path, message: StateFile.newerFormatMessage(version), hint: "upgrade \(Remedy.agent)")
         }
-        return select(selection, state: state, failures: &failures).map { withSignature($0, state: state, store: store) }.filter { artifact in
+        return select(selection, state: state, failures: &failures).map { withSignature($0, state: state, store: store, failures: &failures) }.filter { artifact in
             guard !includePrivate, let visibility = artifact.record?.visibility, visibility != .public else { return true }
             failures.append(Failure(modelId: artifact.modelId, message: "is \(visibility == .private ? "private" : "not public (\(visibility))"): not exported, since anyone who can read the bundle or registry gets its bytes — pass \(Remedy.includePrivate) to export it, and serve or carry it only where it may go"))
             return false
@@ -325,8 +325,9 @@ public enum BundleExporter {
     /// `.<hex>.<random>.tmp`: the temporary name of a blob being copied.
     static func temporaryName(_ sha256: String) -> String { ".\(sha256).\(POSIX.randomSuffix()).tmp" }
 
-    /// Whether `name` in `blobs/sha256/` is a blob copy's temporary file.
-    static func isBlobTemporary(_ name: String) -> Bool { name.hasPrefix(".") && name.hasSuffix(".tmp") }
+    /// Whether `name` in `blobs/sha256/` is a blob copy's temporary file (or a signature blob's,
+    /// written by `DirectoryHandle.replace`: `<hex>.tmp.<random>`).
+    static func isBlobTemporary(_ name: String) -> Bool { (name.hasPrefix(".") && name.hasSuffix(".tmp")) || DurableFile.isTemporary(name) }
 
     /// The artifacts to export, and failures for selected models the store cannot provide.
     static func select(_ selection: Selection, state: StoreState, failures: inout [Failure]) -> [PinnedArtifact] {

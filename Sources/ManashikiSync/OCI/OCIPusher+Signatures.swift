@@ -9,9 +9,7 @@ extension OCIPusher {
         guard let signature = artifact.signature else { return artifact }
         do {
             if let held = try await client.blobSize(signature.sha256), held == signature.size || held < 0 { return artifact }
-            guard let data = StoredSignatures.read(artifact.modelId, sha256: signature.sha256, in: store) else {
-                throw SyncFailure(kind: .terminal, message: "the store's copy \(store.signatureFile(artifact.modelId).path) is missing or changed")
-            }
+            let data = try StoredSignatures.blob(artifact.modelId, signature, in: store)
             guard case .session(let session, _) = try await client.startUpload(mounting: nil, from: nil) else {
                 throw OCIError.registry(registry: client.registryName, operation: "POST blob upload", status: 201, code: nil, message: "no upload session")
             }

@@ -91,6 +91,15 @@ struct OCIRegistryClient: Sendable {
         return (type, "sha256:" + SHA256Hasher.hash(response.body).hex, response.body)
     }
 
+    /// The repository's tags (`GET tags/list?n=<limit>`: the first page, at most `limit`).
+    /// - Throws: `OCIError` naming the registry; `DecodingError` for a list that is not one.
+    func tags(limit: Int) async throws -> [String] {
+        let response = try await get(url("tags/list", query: [URLQueryItem(name: "n", value: "\(limit)")]), accept: "application/json", maxBytes: 1 << 20)
+        guard response.status == 200 else { throw error(response, "GET tags/list") }
+        struct TagList: Decodable { var tags: [String]? }
+        return Array((try StrictJSONDecoder().decode(TagList.self, from: response.body).tags ?? []).filter(OCIReference.isValidTag).prefix(limit))
+    }
+
     /// A small blob (a config), verified against its digest.
     func smallBlob(_ sha256: String, maxBytes: Int) async throws -> Data {
         let response = try await get(blobURL(sha256), accept: "*/*", maxBytes: maxBytes)

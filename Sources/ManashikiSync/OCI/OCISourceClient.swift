@@ -24,6 +24,8 @@ final class OCISourceClient: Sendable {
     /// Downloads the blobs through the SDK's verified transfer, over the authenticating transport.
     let downloader: MirrorClient?
     private let state: Locked<State>
+    /// Without a tag: the search of its tags for signatures, started on first use (once per run).
+    let taggedSignatures = Locked<Task<TaggedSignatures, Never>?>(nil)
 
     enum State: Sendable {
         case unread

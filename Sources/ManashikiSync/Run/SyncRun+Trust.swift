@@ -35,7 +35,7 @@ extension SyncRun {
         if let settings = manifest.trust.modelSigning ?? (options.publisherTrust != nil ? ModelSigningSettings() : nil) {
             let pinned = try options.publisherTrust ?? settings.publisherTrust(baseDirectory: manifest.baseDirectory)
             let locator = SyncSignatureLocator(layout: layout, installed: { [state] id in state.withLock { $0.models[id] } },
-                                               fetcher: fetcher, template: settings.signatureURL)
+                                               fetcher: fetcher, template: settings.signatureURL, verifier: PublisherSignatureVerifier(trust: pinned))
             let requirements = Dictionary(manifest.models.compactMap { m in m.signature.map { (m.id, $0) } }, uniquingKeysWith: { a, _ in a })
             trusts.append(PublisherSignatureCheck(trust: pinned, locator: locator, requirement: settings.defaultRequirement, requirements: requirements))
             signatures = locator

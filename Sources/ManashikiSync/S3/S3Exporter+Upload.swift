@@ -89,11 +89,8 @@ extension S3Exporter {
         return etags
     }
 
-    /// A small file put whole (a companion of a blob).
-    static func putSmall(_ file: URL, key: String, client: S3Client) async throws -> Int64 {
-        guard let data = FileManager.default.contents(atPath: file.path) else {
-            throw SyncFailure(kind: .terminal, message: "\(file.path) is missing or unreadable")
-        }
+    /// A small object put whole (a companion of a blob).
+    static func putSmall(_ data: Data, key: String, client: S3Client) async throws -> Int64 {
         try await client.putObject(key, body: data, sha256: SHA256Hasher.hash(data).hex, contentType: "application/octet-stream")
         return Int64(data.count)
     }

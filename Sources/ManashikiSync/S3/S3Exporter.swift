@@ -37,12 +37,14 @@ public enum S3Exporter {
         public var includePrivate = false
         /// One bandwidth limit for the export; nil for none.
         public var rateLimiter: BandwidthLimiter?
-        /// Files to put next to each blob, as `(path relative to the prefix, local file)`: the
-        /// hook for what travels with a model (publisher signatures, #36). Uploaded after the
-        /// blob and before the index. Default: the publisher signature the index entry names.
-        public var companions: @Sendable (PinnedArtifact, StoreLayout) -> [(path: String, file: URL)] = { artifact, store in
-            // The store's copy of the publisher signature the index names (#36), as a blob.
-            artifact.signature.map { [(BundleLayout.blobPath($0.sha256), store.signatureFile(artifact.modelId))] } ?? []
+        /// Small objects to put next to each blob, as `(path relative to the prefix, bytes)`:
+        /// the hook for what travels with a model (publisher signatures, #36). Uploaded after the
+        /// blob and before the index; an error fails that model. Default: the store's copy of the
+        /// publisher signature the index entry names (read through the store's descriptors,
+        /// checked against the digest and size the entry names).
+        public var companions: @Sendable (PinnedArtifact, StoreLayout) throws -> [(path: String, data: Data)] = { artifact, store in
+            guard let signature = artifact.signature else { return [] }
+            return [(BundleLayout.blobPath(signature.sha256), try StoredSignatures.blob(artifact.modelId, signature, in: store))]
         }
 
         /// The defaults.
@@ -109,8 +111,8 @@ public enum S3Exporter {
                     report.bytesUploaded += try await upload(artifact, file: store.modelFile(artifact.modelId), client: client, options: options, progress: progress)
                     report.uploaded.append(artifact)
                 }
-                for companion in options.companions(artifact, store) {
-                    report.bytesUploaded += try await putSmall(companion.file, key: location.prefix + companion.path, client: client)
+                for companion in try options.companions(artifact, store) {
+                    report.bytesUploaded += try await putSmall(companion.data, key: location.prefix + companion.path, client: client)
                 }
             } catch let error as S3Error where error.isConfigurationProblem {
                 throw error

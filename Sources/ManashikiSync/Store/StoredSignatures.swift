@@ -41,6 +41,17 @@ enum StoredSignatures {
         return data
     }
 
+    /// `modelId`'s stored signature as `reference` names it (what `export` carries), read
+    /// through the store's descriptors like every file of the store.
+    /// - Throws: `SyncFailure` (terminal) naming the store's copy when it is missing, unreadable
+    ///   or no longer the one the state records.
+    static func blob(_ modelId: String, _ reference: SignatureReference, in layout: StoreLayout) throws -> Data {
+        guard let data = read(modelId, sha256: reference.sha256, in: layout), Int64(data.count) == reference.size else {
+            throw SyncFailure(kind: .terminal, message: "the store's copy \(layout.signatureFile(modelId).path) is missing or changed")
+        }
+        return data
+    }
+
     /// Removes `modelId`'s stored signature (a pruned or evicted model), if any.
     static func remove(_ modelId: String, in layout: StoreLayout) {
         _ = (try? layout.openMetadataFolder(folder, creating: false))?.remove("\(modelId).sig")

@@ -6,6 +6,14 @@ extension Reconciler {
     /// (a deleted store: every model the manifest lists for this device) or unreadable, and
     /// verifies again. Healthy models are not touched, nothing is pruned or upgraded.
     ///
+    /// With publisher signatures (`trust.modelSigning`, or `options.publisherTrust`), an intact
+    /// model whose stored signature no longer verifies or that has none while one is required
+    /// (`SignatureAudit`) is synced too: its signature is looked for again at every source and
+    /// `signatureURL`, and the first that verifies is kept; its intact bytes are not fetched
+    /// again (a version the sources now serve instead is installed as a sync installs it, signed).
+    /// When no signature verifies, the model fails, its file stays and it is still reported
+    /// (`signaturesAfter`): an unsigned model is never kept as verified.
+    ///
     /// ```swift
     /// let repair = await Reconciler(manifest: manifest, apiKey: key).repair()
     /// print(repair.repaired, repair.after.isHealthy)
@@ -24,7 +32,12 @@ extension Reconciler {
         case .storeBusy: return RepairReport(before: .empty, after: .empty, storeBusy: true)
         }
         let damaged = Set(before.damagedModelIds)
-        guard !damaged.isEmpty else { return RepairReport(before: before, after: before) }
+        let signaturesBefore: [String: SignatureAudit.Verdict]
+        do { signaturesBefore = try audit(before, layout) } catch {
+            return RepairReport(before: before, after: before, failure: SyncFailure(error))
+        }
+        let unsigned = Set(signaturesBefore.filter(\.value.isProblem).keys)
+        guard !damaged.isEmpty || !unsigned.isEmpty else { return RepairReport(before: before, after: before, signaturesBefore: signaturesBefore) }
         onVerified?(before)
 
         // Forget what the state says about the damaged files so the sync re-hashes and replaces
@@ -45,17 +58,28 @@ extension Reconciler {
             return RepairReport(before: before, after: before, failure: SyncFailure(error))
         }
         var subset = manifest
-        subset.models = manifest.models.filter { damaged.contains($0.id) }
+        subset.models = manifest.models.filter { damaged.contains($0.id) || unsigned.contains($0.id) }
         subset.store.prune.mode = .off
         var repairOptions = options
         repairOptions.dryRun = false
         let sync = await Reconciler(manifest: subset, registry: registry, options: repairOptions).run(onEvent: onEvent)
-        if sync.outcome == .storeBusy { return RepairReport(before: before, sync: sync, after: before, storeBusy: true) }
-        if let failure = await restore(forgotten, layout) { return RepairReport(before: before, sync: sync, after: before, failure: failure) }
+        var report = RepairReport(before: before, sync: sync, after: before, signaturesBefore: signaturesBefore, signaturesAfter: signaturesBefore)
+        if sync.outcome == .storeBusy { report.storeBusy = true; return report }
+        if let failure = await restore(forgotten, layout) { report.failure = failure; return report }
         switch await verifyHoldingLock(layout, platform: platform) {
-        case .report(let after, _): return RepairReport(before: before, sync: sync, after: Self.unrepaired(before, after))
-        case .storeBusy: return RepairReport(before: before, sync: sync, after: before, storeBusy: true)
+        case .report(let after, _):
+            report.after = Self.unrepaired(before, after)
+            // The keys and roots were read once already: a failure now leaves the findings before.
+            report.signaturesAfter = (try? audit(report.after, layout)) ?? signaturesBefore
+        case .storeBusy: report.storeBusy = true
         }
+        return report
+    }
+
+    /// The publisher signatures of `report`'s intact models, checked offline with the manifest's
+    /// (or `options.publisherTrust`'s) keys and roots; empty without publisher signatures.
+    private func audit(_ report: VerificationReport, _ layout: StoreLayout) throws -> [String: SignatureAudit.Verdict] {
+        try SignatureAudit.check(report, layout: layout, manifest: manifest, trust: options.publisherTrust)
     }
 
     /// `after`, with each model that was damaged before and that the repair did not install

@@ -20,6 +20,9 @@ public enum SignatureAudit {
         case unsigned
         /// Its stored signature no longer verifies: what failed.
         case refused(PublisherSignatureFailure)
+
+        /// Whether the file may not be kept as verified (`unsigned` or `refused`).
+        public var isProblem: Bool { if case .verified = self { return false } else { return true } }
     }
 
     /// The verdict of each model `report` found intact (`.ok`), when the manifest has

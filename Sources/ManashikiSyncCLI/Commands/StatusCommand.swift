@@ -60,7 +60,8 @@ package struct StatusCommand: Sendable {
         let installed = rows.filter { $0.file == "ok" || $0.file == "modified" }.compactMap(\.bytes).clampedSum()
         let budget = manifest?.store.budget.map { $0.arithmetic(usedBytes: installed, freeBytes: DiskSpace.available(at: layout.directory)) }
         let view = View(store: layout.directory, rows: rows, partials: partials, lastRun: lastRun, note: note, budget: budget,
-                        showsClasses: manifest.map { m in m.store.budget != nil || m.models.contains { $0.modelClass != .required } } ?? false || !usage.isEmpty)
+                        showsClasses: manifest.map { m in m.store.budget != nil || m.models.contains { $0.modelClass != .required } } ?? false || !usage.isEmpty,
+                        tuf: TUFView.make(layout: layout, manifest: manifest, now: context.console.date()))
         if context.global.json {
             writeJSON(view)
         } else if context.global.verbosity > .quiet {
@@ -80,6 +81,8 @@ package struct StatusCommand: Sendable {
         var budget: BudgetPlan?
         /// Whether the CLASS and LAST USED columns are shown (a budget, a class, or a recorded use).
         var showsClasses: Bool
+        /// `trust.tuf`'s trusted metadata; nil without it.
+        var tuf: TUFView?
         var installedBytes: Int64 { rows.filter { $0.file == "ok" || $0.file == "modified" }.compactMap(\.bytes).clampedSum() }
     }
 
@@ -159,6 +162,7 @@ package struct StatusCommand: Sendable {
         } else {
             console.line("Last sync: never (no record in this store)")
         }
+        view.tuf?.lines(width: console.width).forEach(console.line)
         if rows.contains(where: { $0.file == "modified" || $0.file == "missing" }) {
             console.line("Some files changed since they were installed: run `manashiki-sync verify`.")
         }
@@ -181,7 +185,7 @@ package struct StatusCommand: Sendable {
         }
         JSONEventWriter(console: context.console).summary(command: "status", outcome: "ok", exit: .success, StatusSummaryFields(
             store: view.store.path, models: models, lastRun: last, note: view.note, partials: PartialsView.fields(view.partials, now: context.console.date()),
-            installedBytes: view.installedBytes, budget: budget))
+            installedBytes: view.installedBytes, budget: budget, tuf: view.tuf?.fields))
     }
 }
 
@@ -240,4 +244,6 @@ private struct StatusSummaryFields: Encodable {
     var installedBytes: Int64
     /// The budget's arithmetic; null without a `store.budget`.
     @Null var budget: StatusBudgetFields?
+    /// `trust.tuf`'s trusted metadata as last verified; null without it.
+    @Null var tuf: StatusTUFFields?
 }

@@ -85,7 +85,8 @@ package struct SyncCommand: Sendable {
             }
         }
         writeMetrics(metricsFile(manifest)) {
-            $0.metrics(report: report, exitCode: code, store: manifest.storeDirectory, started: started, finished: finished, lastRun: previous)
+            $0.metrics(report: report, exitCode: code, store: manifest.storeDirectory, started: started, finished: finished, lastRun: previous,
+                       trust: manifest.trust)
         }
         return code
     }

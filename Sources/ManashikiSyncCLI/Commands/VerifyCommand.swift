@@ -62,15 +62,17 @@ package struct VerifyCommand: Sendable {
                       repaired: nil, layout: layout)
     }
 
-    /// `--repair`: the library re-hashes, downloads the damaged models again and verifies again;
-    /// this only renders what it found.
+    /// `--repair`: the library re-hashes, downloads the damaged models again (and looks again
+    /// for the publisher signature of each intact model whose signature is missing or refused)
+    /// and verifies again; this only renders what it found.
     private func repair(_ manifest: Manifest, layout: StoreLayout) async -> ExitCode {
         let key: LoadedKey
         do { key = try context.loadKey(manifest: manifest) } catch { return context.report(error, command: "verify") }
         // What is damaged is printed when found, before the repair's download events.
         guard let report = await ReconcileRun(context: context, manifest: manifest, key: key, command: "verify", dryRun: false,
                                               jsonSummary: false).repair(onVerified: { before in
-            self.print(Self.findings(before, manifest: manifest), note: before.stateNote, repairing: true)
+            let signatures = (try? SignatureAudit.check(before, layout: layout, manifest: manifest)) ?? [:]
+            self.print(Self.findings(before, manifest: manifest, signatures: signatures), note: before.stateNote, repairing: true)
         }) else { return .usage }
         if report.storeBusy { return lockedExit(layout) }
         if let failure = report.failure {
@@ -83,11 +85,11 @@ package struct VerifyCommand: Sendable {
             let (code, _) = ReconcileRun.syncExit(sync)
             if code == .interrupted || code == .terminated { return code }
         }
-        let before = Self.findings(report.before, manifest: manifest)
+        let before = Self.findings(report.before, manifest: manifest, signatures: report.signaturesBefore)
         guard report.sync != nil else {
             return finish(before, bytes: report.before.bytesHashed, note: report.before.stateNote, repaired: nil, layout: layout)
         }
-        return finish(Self.findings(report.after, manifest: manifest), bytes: report.before.bytesHashed + report.after.bytesHashed,
+        return finish(Self.findings(report.after, manifest: manifest, signatures: report.signaturesAfter), bytes: report.before.bytesHashed + report.after.bytesHashed,
                       note: report.after.stateNote, repaired: report.repaired.count, layout: layout)
     }
 
@@ -146,6 +148,9 @@ package struct VerifyCommand: Sendable {
     /// What to do about an intact file whose publisher signature is missing or refused.
     static let signatureTodo = "the file stays, but no run keeps it as verified until a signature by a pinned publisher covers it: get the publisher's model.sig to a source or signatureURL and run `manashiki-sync sync`, or pin the right key or root (docs/publisher-signatures.md)"
 
+    /// What `--repair` does about it.
+    static let signatureRepairTodo = "--repair looks for a signature by a pinned publisher at every source and signatureURL again; the file stays, and stays reported if none verifies"
+
     /// An intact file's finding with its publisher signature's verdict.
     static func signed(_ finding: Finding, _ verdict: SignatureAudit.Verdict?) -> Finding {
         var f = finding
@@ -167,7 +172,7 @@ package struct VerifyCommand: Sendable {
     private func print(_ findings: [Finding], note: String?, repairing: Bool = false) {
         for f in findings where f.damaged {
             var todo = repairing ? "downloaded again by --repair" : "run `manashiki-sync verify --repair` (or `sync`) to download it again"
-            if f.isSignatureProblem { todo = Self.signatureTodo }
+            if f.isSignatureProblem { todo = repairing ? Self.signatureRepairTodo : Self.signatureTodo }
             context.console.error(ErrorAdvice.line(modelId: f.modelId, what: "\(f.verdict): \(f.detail)", todo: todo))
         }
         guard !context.global.json else {

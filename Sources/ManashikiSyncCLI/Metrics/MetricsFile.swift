@@ -12,8 +12,9 @@ struct MetricsFile {
     let url: URL
 
     /// The metrics of a run that got as far as a report.
+    /// - Parameter trust: the manifest's `trust` section (what the trust families report).
     func metrics(report: SyncReport, exitCode: ExitCode, store: URL, started: Date, finished: Date,
-                 lastRun: LastRunRecord?) -> RunMetrics {
+                 lastRun: LastRunRecord?, trust: TrustSettings = TrustSettings()) -> RunMetrics {
         var m = RunMetrics(store: store.path, finishedAt: finished,
                            lastSuccessAt: lastSuccess(exitCode: exitCode, finished: finished, lastRun: lastRun),
                            outcome: ResultView.outcome(report.outcome), exitCode: exitCode.rawValue,
@@ -22,6 +23,12 @@ struct MetricsFile {
         m.hashedBytes = report.bytesHashed
         m.budget = report.plan?.budget
         m.evictedBytes = report.results.filter { $0.status == .evicted }.compactMap { ResultView.bytes($0.planned.action) }.clampedSum()
+        if trust.isConfigured {
+            m.trustRefusals = Dictionary(report.results.compactMap { $0.failure?.trust?.reasonCode }.map { ($0, 1) }, uniquingKeysWith: +)
+        }
+        if trust.tuf != nil {
+            m.tuf = TUFTrustedState(store: TUFMetadataStore(directory: StoreLayout(directory: store).tufMetadataDirectory))
+        }
         if case .loaded(let state) = StateFile.read(StoreLayout(directory: store)) {
             m.installed = (state.models.count, state.models.values.map(\.size).clampedSum())
             for result in report.results {

@@ -1,4 +1,5 @@
 import Foundation
+import Manashiki
 import ManashikiSync
 
 /// The figures of one `sync` run in Prometheus' text exposition format, for node_exporter's
@@ -35,6 +36,11 @@ struct RunMetrics {
     var budget: BudgetPlan?
     /// Bytes the run's evictions freed (only those that ran).
     var evictedBytes: Int64 = 0
+    /// Models the run's trust refused, by `TrustRefusal.reasonCode`; nil when the manifest
+    /// configures no trust (the family is then left out).
+    var trustRefusals: [String: Int]?
+    /// `trust.tuf`'s trusted metadata after the run; nil without `trust.tuf`.
+    var tuf: TUFTrustedState?
 
     /// Every outcome word a run can end with; each gets a 0/1 series.
     static let outcomes = ["in-sync", "changed", "partial-failure", "failed", "locked", "refused", "cancelled",
@@ -70,6 +76,11 @@ struct RunMetrics {
             one("models_installed", "Models installed in the store after the last sync run.", String(installed.count))
         }
         if let budget { budgetFamilies(budget, one) }
+        if let trustRefusals {
+            family("last_run_trust_refusals", "Models the last sync run's trust (trust.tuf, trust.modelSigning) refused, by reason.",
+                   TrustRefusal.reasonCodes.map { ("reason=\"\($0)\"", String(trustRefusals[$0] ?? 0)) })
+        }
+        if let tuf, !tuf.roles.isEmpty { tufFamilies(tuf, family) }
         return out
     }
 
@@ -82,6 +93,24 @@ struct RunMetrics {
         if let max = b.budget.maxBytes { one("store_budget_max_bytes", "store.budget.maxBytes.", String(max)) }
         if let keep = b.budget.keepFreeBytes { one("store_budget_keep_free_bytes", "store.budget.keepFreeBytes.", String(keep)) }
         one("last_run_evicted_bytes", "Bytes the last sync run evicted to stay within store.budget.", String(evictedBytes))
+    }
+
+    /// `trust.tuf`: each trusted top-level role's version and expiry after the run, and the
+    /// seconds from the run's end until that expiry (the gauge to alert on before devices
+    /// freeze; `expires_timestamp_seconds - time()` is the same, measured at query time).
+    private func tufFamilies(_ tuf: TUFTrustedState, _ family: (String, String, [(labels: String, value: String)]) -> Void) {
+        func samples(_ value: (TUFTrustedState.Role) -> String) -> [(labels: String, value: String)] {
+            tuf.roles.map { ("role=\"\($0.name)\"", value($0)) }
+        }
+        // Whole seconds, as `last_run_timestamp_seconds`: expiry_seconds = expires - last run exactly.
+        let end = Int64(finishedAt.timeIntervalSince1970.rounded(.down))
+        family("tuf_metadata_version", "The version of each top-level TUF role the store trusts after the last sync run.",
+               samples { String($0.version) })
+        family("tuf_metadata_expires_timestamp_seconds", "When each trusted top-level TUF role expires, in seconds since the Unix epoch.",
+               samples { Self.seconds($0.expires) })
+        family("tuf_metadata_expiry_seconds",
+               "Seconds from the end of the last sync run until each trusted top-level TUF role expires (negative: expired; nothing new installs then).",
+               samples { String(Int64($0.expires.timeIntervalSince1970.rounded(.down)) - end) })
     }
 
     /// Whole seconds since the epoch (the last-run record keeps whole seconds too, so a success

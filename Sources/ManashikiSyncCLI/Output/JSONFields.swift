@@ -147,8 +147,11 @@ struct ResultFields: Encodable, Sendable {
 
 /// A trust refusal in `--json`: which mechanism, the stable reason (`signature`, `not-signed`,
 /// `mismatch`, `rollback`, `expired`, `metadata`, `unavailable`), the finer problem
-/// (`unknown-key`, `missing`, `certificate-expired`… for publisher signatures), the signer the
-/// refused signature names, and the TUF role.
+/// (`unknown-key`, `missing`, `certificate-expired`… for publisher signatures; the TUF
+/// client's `rollback`, `threshold`, `too-large`, `malformed`, `unexpected-version`, `removed`,
+/// `mismatch`, `expired`, `target-not-found`, `unavailable` when the signed metadata refused),
+/// the signer the refused signature names, and the TUF role (`root`, `timestamp`, `snapshot`,
+/// `targets` or a delegated role).
 struct TrustRefusalFields: Encodable, Sendable {
     var mechanism: String
     var reason: String

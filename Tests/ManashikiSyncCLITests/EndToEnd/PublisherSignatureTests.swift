@@ -9,8 +9,9 @@ import ManashikiSync
 /// Publisher signatures through the built binary with real parts: a signature made by
 /// `model_signing sign key` and served by nginx at `signatureURL`; `export` carries it to a
 /// bundle (which upstream's `model_signing verify key` accepts), the same bundle served by nginx
-/// as a mirror, and an OCI artifact in the distribution registry; a machine with only the key
-/// installs from each; another publisher's key installs nothing.
+/// as a mirror, and an OCI artifact in the distribution registry (by its tag, and by the
+/// repository alone); a machine with only the key installs from each; another publisher's key
+/// installs nothing.
 @Suite("Publisher signatures end to end (model_signing, nginx, docker-registry, built binary)",
        .requires(.openssl, .modelSigning, .pyOpenSSL, .nginx, .dockerRegistry, .htpasswd))
 struct PublisherSignatureTests {
@@ -32,7 +33,7 @@ struct PublisherSignatureTests {
         #expect(facts["origin"]?.hasPrefix(origin) == true, "\(facts)", sourceLocation: sourceLocation)
     }
 
-    @Test("signed at signatureURL, exported with its signature: bundle, nginx mirror and OCI registry each install it; upstream verifies the export; another key installs nothing")
+    @Test("signed at signatureURL, exported with its signature: bundle, nginx mirror and OCI registry (tagged and untagged) each install it; upstream verifies the export; another key installs nothing")
     func everySource() async throws {
         let fixture = try Fixture(models: ["alpha"])
         let kit = try PublisherSigningKit.make()
@@ -63,6 +64,18 @@ struct PublisherSignatureTests {
         try Data(text.replacingOccurrences(of: publicKey.path, with: otherKey.path).utf8).write(to: origin.appendingPathComponent("other-key.json"))
         let reverify = try await CLIProcess.run(["verify", "-m", "other-key.json"], environment: [:], in: origin)
         #expect(reverify.status == 4 && reverify.stderr.contains("signature-refused") && reverify.stderr.contains("unknown-key"), "\(reverify.all)")
+
+        // verify --repair: a stored signature gone is found again at signatureURL and kept (the
+        // intact file is not fetched again); with another key pinned it stays refused (exit 4), the file stays.
+        let stored = StoreLayout(directory: origin.appendingPathComponent("models")).signatureFile("alpha")
+        let kept = try Data(contentsOf: stored)
+        try FileManager.default.removeItem(at: stored)
+        let repaired = try await CLIProcess.run(["verify", "--repair", "--json"], environment: fixture.environment, in: origin)
+        #expect(repaired.status == 0 && repaired.summary()["repaired"] as? Int == 1, "\(repaired.all)")
+        #expect(FileManager.default.contents(atPath: stored.path) == kept)
+        let unrepaired = try await CLIProcess.run(["verify", "--repair", "-m", "other-key.json"], environment: fixture.environment, in: origin)
+        #expect(unrepaired.status == 4 && unrepaired.stderr.contains("signature-refused") && unrepaired.stderr.contains("--repair looks for a signature"), "\(unrepaired.all)")
+        #expect(OCIRegistryTests.installed(origin, "alpha") == fixture.expected("alpha"))
 
         // export carries it; upstream's verifier accepts the pair the bundle holds.
         let bundle = BundleLayout(directory: site.appendingPathComponent("bundle", isDirectory: true))
@@ -96,6 +109,12 @@ struct PublisherSignatureTests {
         try OCIRegistryTests.authFile(fromOCI.appendingPathComponent("auth.json"), host: registry.host)
         Self.expectSigned(try await CLIProcess.run(["sync", "--json"], environment: fixture.environment, in: fromOCI),
                           fingerprint: fingerprint, origin: "oci://")
+        // The same repository without a tag: blobs by digest, the signature layer found through the repository's tags.
+        let untagged = try Self.keyOnly(fixture, "from-oci-untagged", key: publicKey,
+                                        sources: #"[{"oci": "\#(registry.host)/\#(repo)", "credentials": {"file": "auth.json"}}]"#, ca: ca)
+        try OCIRegistryTests.authFile(untagged.appendingPathComponent("auth.json"), host: registry.host)
+        Self.expectSigned(try await CLIProcess.run(["sync", "--json"], environment: fixture.environment, in: untagged),
+                          fingerprint: fingerprint, origin: "oci://\(registry.host)/\(repo) (")
 
         // Another publisher's key: refused from the bundle, nothing installed, the reason in --json.
         let other = try Self.keyOnly(fixture, "other-key", key: otherKey, sources: #"[{"bundle": "\#(bundle.directory.path)"}]"#)

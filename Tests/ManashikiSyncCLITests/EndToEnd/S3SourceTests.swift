@@ -4,6 +4,7 @@ import ManashikiCore
 import ManashikiTestSupport
 import ManashikiLoopback
 import Manashiki
+import ManashikiSync
 import Testing
 #if canImport(Glibc)
 import Glibc
@@ -87,6 +88,105 @@ struct S3SourceTests {
         #expect(summary["bytesBySource"] as? [String: Int] == [label: S3Fixture.largeSize, "registry": 64 << 10], "\(summary)")
         #expect((summary["warnings"] as? [String] ?? []).contains { $0.contains("\(label) served a corrupt copy of small") }, "\(summary)")
         #expect(fixture.installed("small") == fixture.expected("small") && fixture.installed("large") == fixture.expected("large"))
+    }
+
+    @Test("publisher signatures from a bucket: export s3:// carries each model's model.sig, a fresh machine pinning only the key installs from the bucket alone (signer in --json, found in the bucket); small's signature replaced by another publisher's, at its key or named by a rewritten index, is refused and small not installed",
+          .requires(.openssl, .modelSigning, .pyOpenSSL))
+    func signaturesFromBucket() async throws {
+        let s3 = try await S3Fixture.shared()
+        let fixture = try await S3Fixture.synced(largeSize: 1 << 20)   // the large blob's size plays no part here
+        let kit = try PublisherSigningKit.make()
+        let (privateKey, publicKey) = try await kit.key("publisher")
+        let (otherKey, _) = try await kit.key("other")
+        let fingerprint = try PublisherKey(contentsOf: publicKey).fingerprint
+        let trust = #""trust": {"modelSigning": {"keys": [{"file": "\#(publicKey.path)"}]}}, "#
+
+        // The origin's store gets the publisher's signatures from a bundle holding only them
+        // (its models are kept, checked and their signatures stored), then exports to the bucket.
+        let signatures = BundleLayout(directory: kit.file("signatures"))
+        try FileManager.default.createDirectory(at: signatures.blobDirectory, withIntermediateDirectories: true)
+        var entries: [PinnedArtifact] = []
+        for (id, version) in [("small", "1.0.0"), ("large", "2.0.0")] {
+            let signature = try await Self.sign(fixture.expected(id), as: id, kit: kit, privateKey: privateKey)
+            let reference = SignatureReference(sha256: SHA256Hasher.hash(signature).hex, size: Int64(signature.count))
+            try signature.write(to: signatures.blob(reference.sha256))
+            entries.append(PinnedArtifact(modelId: id, version: version, size: Int64(fixture.expected(id).count), sha256: fixture.sha256(id), signature: reference))
+        }
+        try BundleIndex(models: entries).encoded().write(to: signatures.indexFile)
+        try fixture.writeManifest(sources: #"[{"bundle": "\#(signatures.directory.path)"}]"#, extra: trust)
+        let origin = try await fixture.run(["sync", "--json"])
+        try #require(origin.status == 0, "\(origin.all)")
+        let prefix = S3Fixture.prefix("signed")
+        try await fixture.export(to: s3, prefix: prefix)
+        let keys = try await S3Fixture.keys(s3, prefix: prefix)
+        for entry in entries { #expect(keys.contains(prefix + BundleLayout.blobPath(entry.signature?.sha256 ?? "")), "\(keys)") }
+
+        // A fresh machine: only the key pinned, the bucket its only source (no signatureURL, no fallback).
+        let label = try fixture.readFromBucket(s3, prefix: prefix, fallback: "none", extra: trust)
+        let sync = try await fixture.run(["sync", "--json"], environment: fixture.environment(SeaweedS3.reader))
+        #expect(sync.status == 0, "\(sync.all)")
+        for id in ["small", "large"] {
+            let result = sync.summaryModel(id) ?? [:]
+            #expect(result["status"] as? String == "installed", "\(result)")
+            #expect((result["signer"] as? [String: Any])?["keyFingerprint"] as? String == fingerprint, "\(result)")
+            let facts = ((result["trust"] as? [[String: Any]])?.first?["facts"] as? [String: String]) ?? [:]
+            #expect(facts["origin"]?.hasPrefix(label) == true, "\(facts)")
+            #expect(fixture.installed(id) == fixture.expected(id))
+        }
+
+        // small's signature replaced by the AWS CLI with another publisher's signature of the same bytes and name.
+        let forged = try await Self.sign(fixture.expected("small"), as: "small", kit: kit, privateKey: otherKey)
+        let forgedFile = kit.file("forged.sig")
+        try forged.write(to: forgedFile)
+        let original = try #require(entries[0].signature)
+        // At its key: the digest the index names no longer matches, so no signature is found.
+        try await Self.put(s3, prefix + BundleLayout.blobPath(original.sha256), forgedFile)
+        try await Self.expectSmallRefused(fixture, s3, prefix: prefix, trust: trust, problem: "missing")
+        // Beside it, with the index rewritten to name it: the signature itself is refused.
+        let forgedReference = SignatureReference(sha256: SHA256Hasher.hash(forged).hex, size: Int64(forged.count))
+        try await Self.put(s3, prefix + BundleLayout.blobPath(forgedReference.sha256), forgedFile)
+        let (get, _) = try await S3Fixture.aws(s3, ["s3api", "get-object", "--bucket", "models", "--key", prefix + BundleLayout.indexName, kit.file("index.json").path])
+        try #require(get.succeeded, "\(get.output)")
+        var index = try BundleIndex.decode(Data(contentsOf: kit.file("index.json")), location: "bucket")
+        index.models = index.models.map { entry in
+            var changed = entry
+            if entry.modelId == "small" { changed.signature = forgedReference }
+            return changed
+        }
+        try index.encoded().write(to: kit.file("index.json"))
+        try await Self.put(s3, prefix + BundleLayout.indexName, kit.file("index.json"))
+        try await Self.expectSmallRefused(fixture, s3, prefix: prefix, trust: trust, problem: "unknown-key")
+    }
+
+    /// `model.sig` of `bytes` signed as `<id>.bin` by `model_signing sign key` with `privateKey`.
+    static func sign(_ bytes: Data, as id: String, kit: PublisherSigningKit, privateKey: URL) async throws -> Data {
+        let model = kit.file("\(id).bin")
+        try bytes.write(to: model)
+        let signature = kit.file("\(id)-\(privateKey.deletingPathExtension().lastPathComponent).sig")
+        try await kit.signWithKey(model, privateKey: privateKey, signature: signature)
+        return try Data(contentsOf: signature)
+    }
+
+    /// `file` put at `key` of the `models` bucket by the AWS CLI (admin).
+    static func put(_ s3: SeaweedS3, _ key: String, _ file: URL) async throws {
+        let (put, _) = try await S3Fixture.aws(s3, ["s3api", "put-object", "--bucket", "models", "--key", key, "--body", file.path])
+        try #require(put.succeeded, "\(put.output)")
+    }
+
+    /// A fresh machine syncing from the bucket alone: small refused for its publisher signature
+    /// (`problem`) and not installed, large installed (exit 3).
+    static func expectSmallRefused(_ fixture: S3Fixture, _ s3: SeaweedS3, prefix: String, trust: String, problem: String,
+                                   sourceLocation: SourceLocation = #_sourceLocation) async throws {
+        try fixture.readFromBucket(s3, prefix: prefix, fallback: "none", extra: trust)
+        let sync = try await fixture.run(["sync", "--json"], environment: fixture.environment(SeaweedS3.reader))
+        #expect(sync.status == 3, "\(sync.all)", sourceLocation: sourceLocation)
+        let small = sync.summaryModel("small") ?? [:]
+        #expect(small["status"] as? String == "failed", "\(small)", sourceLocation: sourceLocation)
+        let refusal = small["trustRefusal"] as? [String: Any]
+        #expect(refusal?["mechanism"] as? String == "model-signing" && refusal?["problem"] as? String == problem, "\(sync.all)", sourceLocation: sourceLocation)
+        #expect(sync.stderr.contains("small 1.0.0"), "\(sync.stderr)", sourceLocation: sourceLocation)
+        #expect(fixture.installed("small") == nil, sourceLocation: sourceLocation)
+        #expect(fixture.installed("large") == fixture.expected("large"), sourceLocation: sourceLocation)
     }
 
     @Test("the server killed with SIGKILL mid-download: the run fails (fallback none, exit 1) keeping the bytes; once the server is back the next run fetches only the rest from the bucket")

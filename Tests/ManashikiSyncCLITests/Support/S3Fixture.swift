@@ -40,20 +40,23 @@ final class S3Fixture: SyncWorkspace, @unchecked Sendable {
 
     deinit { registry.stop() }
 
-    /// `manashiki.json` for both models, with `sources` (raw JSON) and `fallback` when given.
-    func writeManifest(policies: String? = nil, sources: String? = nil, fallback: String = "registry") throws {
+    /// `manashiki.json` for both models, with `sources` (raw JSON) and `fallback` when given,
+    /// and `extra` (raw top-level members, each followed by a comma: `"trust": {…},`).
+    func writeManifest(policies: String? = nil, sources: String? = nil, fallback: String = "registry", extra: String = "") throws {
         var text = TestManifest.text(baseURL: registry.apiBaseURL, store: "models", models: ["small", "large"], policies: policies)
-        if let sources { text = text.replacingOccurrences(of: #" "models": ["#, with: #" "sources": \#(sources), "fallback": "\#(fallback)", "models": ["#) }
+        let members = (sources.map { #""sources": \#($0), "fallback": "\#(fallback)", "# } ?? "") + extra
+        if !members.isEmpty { text = text.replacingOccurrences(of: #" "models": ["#, with: #" \#(members)"models": ["#) }
         try Data(text.utf8).write(to: manifestURL)
     }
 
     /// A fresh machine reading `s3://models/<prefix>` at `s3`: the store emptied, the manifest's
-    /// only source the bucket. Returns the source's label (the key of `bytesBySource`).
+    /// only source the bucket (with `extra` top-level members, as `writeManifest`). Returns the
+    /// source's label (the key of `bytesBySource`).
     @discardableResult
-    func readFromBucket(_ s3: SeaweedS3, prefix: String, policies: String? = nil, fallback: String = "registry") throws -> String {
+    func readFromBucket(_ s3: SeaweedS3, prefix: String, policies: String? = nil, fallback: String = "registry", extra: String = "") throws -> String {
         try? FileManager.default.removeItem(at: store)
         let url = "s3://models/\(prefix)"
-        try writeManifest(policies: policies, sources: #"[{"s3": "\#(url)", "endpoint": "\#(s3.endpoint.absoluteString)"}]"#, fallback: fallback)
+        try writeManifest(policies: policies, sources: #"[{"s3": "\#(url)", "endpoint": "\#(s3.endpoint.absoluteString)"}]"#, fallback: fallback, extra: extra)
         return "bucket \(url) at \(s3.endpoint.absoluteString)"
     }
 

@@ -55,6 +55,40 @@ struct BundleExporterTests {
         #expect(try BundleIndex.read(bundle) == index)
     }
 
+    @Test("a recorded publisher signature travels as a blob read through the store's descriptors (bundle and S3 companions); a symbolic link in its place is refused, never followed: the model exported without it, saying so")
+    func signatureThroughTheStoresHandle() throws {
+        let store = try Self.store(["alpha": "alpha bytes"])
+        let signature = Data(#"{"mediaType": "application/vnd.dev.sigstore.bundle.v0.3+json"}"#.utf8)
+        let reference = SignatureReference(sha256: SHA256Hasher.hash(signature).hex, size: Int64(signature.count))
+        try StoredSignatures.write(signature, for: "alpha", in: store.layout)
+        guard case .loaded(var state) = StateFile.read(store.layout) else { Issue.record("no state"); return }
+        state.models["alpha"]?.signer = PublisherSigner(mode: .key, name: "sha256:0011", signatureSHA256: reference.sha256)
+        try StateFile.write(state, to: store.layout)
+        let scratch = ScratchDirectory("bundle")
+
+        let carried = BundleLayout(directory: scratch.file("carried"))
+        let report = try BundleExporter.export(store: store.layout, to: carried, selection: .store)
+        #expect(report.failures.isEmpty && report.copied.first?.signature == reference)
+        #expect(try Data(contentsOf: carried.blob(reference.sha256)) == signature)
+        #expect(try BundleIndex.read(carried).models.first?.signature == reference)
+        let alpha = try #require(report.copied.first)
+        #expect(try S3Exporter.Options().companions(alpha, store.layout).map(\.data) == [signature])
+
+        // The same bytes behind a symbolic link: refused (the store's files are opened with O_NOFOLLOW).
+        let elsewhere = scratch.file("elsewhere.sig")
+        try signature.write(to: elsewhere)
+        try FileManager.default.removeItem(at: store.layout.signatureFile("alpha"))
+        try FileManager.default.createSymbolicLink(at: store.layout.signatureFile("alpha"), withDestinationURL: elsewhere)
+        let linked = BundleLayout(directory: scratch.file("linked"))
+        let refused = try BundleExporter.export(store: store.layout, to: linked, selection: .store)
+        #expect(refused.copied.map(\.modelId) == ["alpha"] && refused.copied.first?.signature == nil)
+        #expect(refused.failures.map(\.modelId) == ["alpha"] && refused.failures.first?.message.contains("is missing or changed; exported without it") == true,
+                "\(refused.failures)")
+        #expect(try BundleIndex.read(linked).models.first?.signature == nil)
+        #expect(!FileManager.default.fileExists(atPath: linked.blob(reference.sha256).path))
+        #expect(throws: SyncFailure.self) { try S3Exporter.Options().companions(alpha, store.layout) }
+    }
+
     @Test("a store file that no longer matches its record is not exported, and no temporary file stays")
     func damagedFileNotExported() throws {
         let store = try Self.store(["alpha": "alpha bytes", "beta": "beta bytes"])

@@ -102,6 +102,36 @@ struct SyncRunTrustTests {
         #expect(store.contents("tiny") == "tiny 1.0.0 weights")
     }
 
+    @Test("repair with a signature finding: a stored signature gone is found again at the source and kept, the intact bytes not fetched again; with another key pinned it stays refused, the file stays, never healthy")
+    func repairSignatures() async throws {
+        let (privateKey, publicKey) = try await kit.key("publisher")
+        let (_, otherPublic) = try await kit.key("other")
+        try await publishSigned("tiny", "1.0.0", privateKey: privateKey)
+        #expect(await reconciler([ModelSpec(id: "tiny")], keys: [publicKey]).run().results.map(\.status) == [.installed(version: "1.0.0")])
+        let signature = try Data(contentsOf: store.layout.signatureFile("tiny"))
+
+        // The store's copy deleted: unsigned before, found again in the bundle, verified after.
+        try FileManager.default.removeItem(at: store.layout.signatureFile("tiny"))
+        let repaired = await reconciler([ModelSpec(id: "tiny")], keys: [publicKey]).repair()
+        #expect(repaired.signaturesBefore == ["tiny": .unsigned])
+        #expect(repaired.sync?.results.map(\.status) == [.unchanged(version: "1.0.0")])
+        if case .verified(let signer)? = repaired.signaturesAfter["tiny"] { #expect(signer.keyFingerprint == (try PublisherKey(contentsOf: publicKey)).fingerprint) } else {
+            Issue.record("not verified after the repair: \(repaired.signaturesAfter)")
+        }
+        #expect(repaired.repaired == ["tiny"] && repaired.isHealthy)
+        #expect(try Data(contentsOf: store.layout.signatureFile("tiny")) == signature)
+
+        // Another publisher's key pinned: refused before and after (the bundle's signature is the
+        // same one), the file stays, the repair is not healthy and repaired nothing.
+        let refused = await reconciler([ModelSpec(id: "tiny")], keys: [otherPublic]).repair()
+        for verdicts in [refused.signaturesBefore, refused.signaturesAfter] {
+            if case .refused(let failure)? = verdicts["tiny"] { #expect(failure.problem.code == "unknown-key") } else { Issue.record("not refused: \(verdicts)") }
+        }
+        #expect(refused.repaired.isEmpty && !refused.isHealthy)
+        #expect(refused.sync?.results.first.map { if case .failed = $0.status { true } else { false } } == true)
+        #expect(store.contents("tiny") == "tiny 1.0.0 weights")
+    }
+
     @Test("a replacement whose signature names another model is refused; the installed version stays")
     func replaceRefused() async throws {
         let (privateKey, publicKey) = try await kit.key("publisher")

@@ -71,7 +71,7 @@ public actor TUFArtifactTrust: ArtifactTrust {
         default: .metadata(error.description)
         }
         return TrustRefusal(mechanism: "tuf", modelId: candidate.modelId, version: candidate.version, reason: reason,
-                            role: error.reason == .targetNotFound ? "targets" : error.role)
+                            role: error.reason == .targetNotFound ? "targets" : error.role, tuf: error)
     }
 
     /// Dotted numbers compared as numbers (`1.10` after `1.9`), then as text.
