@@ -13,8 +13,11 @@ import Darwin
 ///
 /// ```json
 /// {"formatVersion": 1, "models": [{"modelId": "whisper-tiny-en", "version": "1.2.0",
-///   "size": 4194304, "sha256": "…", "record": {…}}]}
+///   "size": 4194304, "sha256": "…", "record": {…}}],
+///  "signedMetadata": {"root": 2, "timestamp": 7, "snapshot": 7, "targets": 5}}
 /// ```
+/// `signedMetadata` (with `trust.tuf` only) is optional: lock files without it, older ones
+/// included, stay valid format 1, and an agent older than it ignores it.
 /// Written beside the manifest; commit it with the manifest.
 public struct LockFile: Sendable, Hashable, Codable {
     /// The format this library reads and writes.
@@ -26,6 +29,9 @@ public struct LockFile: Sendable, Hashable, Codable {
     public var formatVersion: Int
     /// One artifact per model, in the manifest's order.
     public var models: [PinnedArtifact]
+    /// With `trust.tuf`: the versions of the signed metadata every locked artifact was checked
+    /// against when the lock was written (`LockResolver.confirmSigned`); nil otherwise.
+    public var signedMetadata: SignedMetadataVersions?
 
     /// Creates a lock.
     public init(models: [PinnedArtifact]) {

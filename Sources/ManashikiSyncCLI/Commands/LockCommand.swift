@@ -55,9 +55,21 @@ package struct LockCommand: Sendable {
         let retry = RetryPolicy(maxAttempts: manifest.policies.maxAttempts, maxRetryAfter: .seconds(manifest.policies.maxRetryAfterSeconds))
         if let existing { return await check(existing, manifest: manifest, registry: registry, retry: retry, lockURL: lockURL) }
 
-        let lock: LockFile, problems: [LockResolver.Problem], leftOut: [LockResolver.Problem]
+        var lock: LockFile, problems: [LockResolver.Problem], leftOut: [LockResolver.Problem]
         do { (lock, problems, leftOut) = try await LockResolver.resolve(manifest, registry: registry, retry: retry) } catch {
             return unreachable(error, lockURL: lockURL)
+        }
+        if manifest.trust.tuf != nil {
+            // trust.tuf: only what the signed repository vouches for is locked, with its versions.
+            do {
+                let (signed, unsigned, optional) = try await LockResolver.confirmSigned(lock, manifest: manifest, transport: registry.transport)
+                (lock, problems, leftOut) = (signed, problems + unsigned, leftOut + optional)
+            } catch {
+                let what = "the lock was not written: the signed metadata (trust.tuf) could not be checked: \(SyncFailure(error).message)"
+                context.console.error(what)
+                emit(outcome: "cannot-lock", code: .failure, lockURL: lockURL, differences: [], error: what)
+                return .failure
+            }
         }
         if context.global.verbosity > .quiet {
             leftOut.forEach { context.console.warning("\($0.modelId): optional, not locked: \($0.message)") }

@@ -98,6 +98,27 @@ struct SignedBundleTests {
         }
     }
 
+    @Test("with trust.tuf, lock refuses a model the signed repository does not vouch for and records the metadata versions it checked against; sync --locked installs from it")
+    func lockRecordsVersions() async throws {
+        let w = try await World()
+        defer { Task { await w.stop() } }
+        try w.sign([w.target("alpha")])
+        try w.manifest([#"{"id": "alpha"}"#, #"{"id": "beta"}"#])
+        let lockURL = w.fixture.directory.appendingPathComponent("manashiki.lock.json")
+        let refused = try await w.fixture.run(["lock"])
+        #expect(refused.status == 1 && refused.stderr.contains("beta") && refused.stderr.contains("is not signed (tuf)"), "\(refused.all)")
+        #expect(!FileManager.default.fileExists(atPath: lockURL.path), "nothing written")
+
+        try w.manifest([#"{"id": "alpha"}"#])
+        let locked = try await w.fixture.run(["lock"])
+        #expect(locked.status == 0, "\(locked.all)")
+        let lock = try #require(try JSONSerialization.jsonObject(with: Data(contentsOf: lockURL)) as? [String: Any])
+        #expect(lock["formatVersion"] as? Int == 1)
+        #expect(lock["signedMetadata"] as? [String: Int] == ["root": 1, "timestamp": 2, "snapshot": 2, "targets": 2], "\(lock)")
+        let sync = try await w.sync(["--locked"])
+        #expect(sync.status == 0 && w.fixture.isInstalledIntact("alpha"), "\(sync.all)")
+    }
+
     /// A machine with its own store and `manashiki.json` pinning the repository's first root.
     static func machine(_ w: World, _ name: String, models: [String]) throws -> URL {
         let root = w.fixture.directory.appendingPathComponent("root.json").path

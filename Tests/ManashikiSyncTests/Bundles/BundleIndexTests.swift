@@ -47,6 +47,17 @@ struct BundleIndexTests {
         }
     }
 
+    @Test("a lock's signedMetadata (trust.tuf) is optional: a lock without it decodes, one with it round-trips, both format 1")
+    func lockSignedMetadata() throws {
+        let old = try LockFile.decode(Data(#"{"formatVersion": 1, "models": []}"#.utf8), location: "old.lock.json")
+        #expect(old.signedMetadata == nil)
+        let text = #"{"formatVersion": 1, "models": [], "signedMetadata": {"root": 2, "timestamp": 7, "snapshot": 7, "targets": 5}}"#
+        let signed = try LockFile.decode(Data(text.utf8), location: "new.lock.json")
+        #expect(signed.signedMetadata.map { [$0.root, $0.timestamp, $0.snapshot, $0.targets] } == [2, 7, 7, 5])
+        let again = try LockFile.decode(try VersionedJSON.encode(signed, pretty: true), location: "again")
+        #expect(again == signed && again.formatVersion == 1)
+    }
+
     @Test("a lock file of a future format is refused the same way")
     func futureLock() {
         #expect {
