@@ -54,9 +54,14 @@ extension TransferLedger {
         let now = Deadline.now
         guard unrecorded >= s.checkpoint.dueBytes || s.checkpoint.partDone
                 || now - s.checkpoint.lastStarted >= s.checkpoint.interval else { return nil }
+        return startCheckpoint(&s)
+    }
+
+    /// Marks a checkpoint as running and returns the bytes it records.
+    private static func startCheckpoint(_ s: inout State) -> ByteRangeSet {
         s.checkpoint.running = true
         s.checkpoint.partDone = false
-        s.checkpoint.lastStarted = now
+        s.checkpoint.lastStarted = Deadline.now
         return s.written
     }
 
@@ -77,11 +82,7 @@ extension TransferLedger {
                 guard let recorded = s.checkpoint.recorded else { return (false, nil) }
                 let unrecorded = s.written.count - recorded.count
                 guard unrecorded > 0, unrecorded + Int64(count) > s.checkpoint.dueBytes else { return (false, nil) }
-                if s.checkpoint.running { return (true, nil) }
-                s.checkpoint.running = true
-                s.checkpoint.partDone = false
-                s.checkpoint.lastStarted = Deadline.now
-                return (true, s.written)
+                return (true, s.checkpoint.running ? nil : Self.startCheckpoint(&s))
             }
             if let snapshot { record(snapshot) }
             guard wait else { return }

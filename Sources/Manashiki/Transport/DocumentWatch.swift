@@ -51,20 +51,22 @@ enum DocumentWatch {
         let deadline = start + .seconds(limits.timeout)
         let window = Duration.seconds(max(limits.rateWindow, 0.1))
         var windowStart: (at: ContinuousClock.Instant, bytes: Int)?
+        let ratesWatched = limits.minimumBytesPerSecond > 0
         while true {
             let now = clock.now
             let seen = meter.current
-            if windowStart == nil, let headAt = seen.headAt { windowStart = (headAt, 0) }
+            if ratesWatched, windowStart == nil, let headAt = seen.headAt { windowStart = (headAt, 0) }
             // The limit crossed first is the one named: a watcher woken late (a busy machine)
             // still reports a rate window that ended before the deadline.
-            let windowEnded = windowStart.map { now - $0.at >= window && ($0.at + window <= deadline || now < deadline) } ?? false
+            let windowEnded = windowStart.map { now - $0.at >= window && $0.at + window <= deadline } ?? false
             if now >= deadline && !windowEnded { throw tooLate(limits, url: url, bytes: seen.bytes) }
-            if let begun = windowStart, limits.minimumBytesPerSecond > 0, windowEnded {
+            if let begun = windowStart, windowEnded {
                 let needed = Int(Double(limits.minimumBytesPerSecond) * ((now - begun.at) / .seconds(1)))
                 if seen.bytes - begun.bytes < needed { throw tooSlow(limits, url: url, bytes: seen.bytes - begun.bytes, over: now - begun.at) }
                 windowStart = (now, seen.bytes)
             }
-            let nextCheck = windowStart.map { $0.at + window } ?? now + window
+            // Without a minimum rate only the deadline is watched (a window never ends).
+            let nextCheck = windowStart.map { $0.at + window } ?? (ratesWatched ? now + window : deadline)
             try await Task.sleep(until: min(nextCheck, deadline), clock: clock)
         }
     }

@@ -17,19 +17,8 @@ extension RestoreTests {
         try artifact.write(to: kit.file("whisper-ja.bin"))
         try await kit.signWithKey(kit.file("whisper-ja.bin"), privateKey: privateKey, signature: kit.file("model.sig"))
         let signature = try Data(contentsOf: kit.file("model.sig"))
-        let sha = SHA256Hasher.hash(artifact).hex
-        let entry = #"{"modelId": "whisper-ja", "version": "1.4.2", "size": \#(artifact.count), "sha256": "\#(sha)"}"#
-        let mock = MockTransport { request in
-            switch (request.url.host ?? "", request.url.path) {
-            case ("models.manashiki.com", "/api/models"): return .json(200, #"{"models": [\#(entry)]}"#)
-            case ("models.manashiki.com", "/api/models/whisper-ja"):
-                return .json(200, #"{"modelId": "whisper-ja", "version": "1.4.2", "size": \#(artifact.count), "sha256": "\#(sha)", "compatibility": {"platforms": ["linux", "ios", "macos"]}, "lifecycle": {"status": "production"}, "visibility": "public"}"#)
-            case ("models.manashiki.com", "/api/download/whisper-ja"):
-                return .json(200, #"{"downloadUrl": "https://cdn.example.test/blob", "sha256": "\#(sha)", "size": \#(artifact.count), "expiresIn": 300, "version": "1.4.2"}"#)
-            case ("cdn.example.test", "/blob"): return .bytes(artifact)
-            case ("signatures.example.test", "/whisper-ja/1.4.2/model.sig"): return .bytes(signature)
-            default: return .error(404, code: "not_found")
-            }
+        let mock = Self.whisperRegistry(serving: artifact) { request in
+            request.url.host == "signatures.example.test" && request.url.path == "/whisper-ja/1.4.2/model.sig" ? .bytes(signature) : nil
         }
         // The app bundle: two manifests, each pinning a key file beside it, and the keys.
         let store = TestStore()

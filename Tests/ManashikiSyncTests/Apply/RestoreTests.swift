@@ -55,19 +55,7 @@ struct RestoreTests {
         let manifestURL = bundle.appendingPathComponent("models.json")
         try Data(#"{"schemaVersion": 1, "models": [{"id": "whisper-ja", "version": "^1.4"}]}"#.utf8).write(to: manifestURL)
         let artifact = Data("whisper weights".utf8)
-        let sha = SHA256Hasher.hash(artifact).hex
-        let entry = #"{"modelId": "whisper-ja", "version": "1.4.2", "size": \#(artifact.count), "sha256": "\#(sha)"}"#
-        let mock = MockTransport { request in
-            switch (request.url.host ?? "", request.url.path) {
-            case ("models.manashiki.com", "/api/models"): return .json(200, #"{"models": [\#(entry)]}"#)
-            case ("models.manashiki.com", "/api/models/whisper-ja"):
-                return .json(200, #"{"modelId": "whisper-ja", "version": "1.4.2", "size": \#(artifact.count), "sha256": "\#(sha)", "compatibility": {"platforms": ["linux", "ios", "macos"]}, "lifecycle": {"status": "production"}, "visibility": "public"}"#)
-            case ("models.manashiki.com", "/api/download/whisper-ja"):
-                return .json(200, #"{"downloadUrl": "https://cdn.example.test/blob", "sha256": "\#(sha)", "size": \#(artifact.count), "expiresIn": 300, "version": "1.4.2"}"#)
-            case ("cdn.example.test", "/blob"): return .bytes(artifact)
-            default: return .error(404, code: "not_found")
-            }
-        }
+        let mock = Self.whisperRegistry(serving: artifact)
         let models = store.url.appendingPathComponent("models")
         let options = Reconciler.Options(lockTimeout: .seconds(10), sleep: Fixture.lockPollSleep, device: Fixture.linux, freeSpace: { _ in 1 << 30 })
         let report = try await ModelSync.restore(manifestURL: manifestURL, apiKey: "mk_pub_acme_0123456789abcdefghij",
@@ -82,6 +70,27 @@ struct RestoreTests {
         #expect(mock.requests.count == 5)
         await #expect(throws: APIError.invalidAPIKey) {
             _ = try await ModelSync.restore(manifestURL: manifestURL, apiKey: "not-a-key", transport: mock)
+        }
+    }
+
+    /// The registry (catalog, record, download URL) and CDN for one model, whisper-ja 1.4.2
+    /// with `artifact` as its bytes; `extra` is asked first (a signature host), nil leaving the
+    /// request to these routes (anything else: 404).
+    static func whisperRegistry(serving artifact: Data,
+                                extra: @escaping @Sendable (HTTPRequest) -> MockResponse? = { _ in nil }) -> MockTransport {
+        let sha = SHA256Hasher.hash(artifact).hex
+        let entry = #"{"modelId": "whisper-ja", "version": "1.4.2", "size": \#(artifact.count), "sha256": "\#(sha)"}"#
+        return MockTransport { request in
+            if let reply = extra(request) { return reply }
+            switch (request.url.host ?? "", request.url.path) {
+            case ("models.manashiki.com", "/api/models"): return .json(200, #"{"models": [\#(entry)]}"#)
+            case ("models.manashiki.com", "/api/models/whisper-ja"):
+                return .json(200, #"{"modelId": "whisper-ja", "version": "1.4.2", "size": \#(artifact.count), "sha256": "\#(sha)", "compatibility": {"platforms": ["linux", "ios", "macos"]}, "lifecycle": {"status": "production"}, "visibility": "public"}"#)
+            case ("models.manashiki.com", "/api/download/whisper-ja"):
+                return .json(200, #"{"downloadUrl": "https://cdn.example.test/blob", "sha256": "\#(sha)", "size": \#(artifact.count), "expiresIn": 300, "version": "1.4.2"}"#)
+            case ("cdn.example.test", "/blob"): return .bytes(artifact)
+            default: return .error(404, code: "not_found")
+            }
         }
     }
 }
