@@ -45,3 +45,31 @@ public func SecPolicyCreateBasicX509() -> SecPolicy { SecPolicy() }
 public func SecTrustCreateWithCertificates(_ certificates: CFArray, _ policies: AnyObject?, _ trust: UnsafeMutablePointer<SecTrust?>) -> OSStatus { 0 }
 public func SecTrustSetNetworkFetchAllowed(_ trust: SecTrust, _ allowFetch: Bool) -> OSStatus { 0 }
 public func SecTrustSetVerifyDate(_ trust: SecTrust, _ verifyDate: CFDate) -> OSStatus { 0 }
+// Keychain items (Manashiki's KeychainHighWaterMarks), from developer.apple.com/documentation/security:
+// SecItemCopyMatching(_:_:), SecItemAdd(_:_:), SecItemUpdate(_:_:) (iOS 2, macOS 10.6, tvOS 9, watchOS 2,
+// visionOS 1); errSecItemNotFound and errSecDuplicateItem (`var …: OSStatus { get }`, iOS 2, macOS 10.0);
+// the keys and values, each `let …: CFString`: kSecClass, kSecClassGenericPassword, kSecAttrService,
+// kSecAttrAccount, kSecValueData, kSecReturnData, kSecMatchLimit, kSecMatchLimitOne (iOS 2, macOS 10.6),
+// kSecAttrAccessible, kSecAttrAccessibleAfterFirstUnlockThisDeviceOnly (iOS 4, macOS 10.9),
+// kSecAttrAccessGroup (iOS 3, macOS 10.9), kSecAttrSynchronizable (iOS 7, macOS 10.9),
+// kSecUseDataProtectionKeychain (iOS 13, macOS 10.15, tvOS 13, watchOS 6); tvOS 9, watchOS 2 and
+// visionOS 1 for the others. CFTypeRef is AnyObject in Swift. The values here are placeholders.
+public typealias CFTypeRef = AnyObject
+public var errSecItemNotFound: OSStatus { -25300 }
+public var errSecDuplicateItem: OSStatus { -25299 }
+public let kSecClass: CFString = "class"
+public let kSecClassGenericPassword: CFString = "genp"
+public let kSecAttrService: CFString = "svce"
+public let kSecAttrAccount: CFString = "acct"
+public let kSecValueData: CFString = "v_Data"
+public let kSecReturnData: CFString = "r_Data"
+public let kSecMatchLimit: CFString = "m_Limit"
+public let kSecMatchLimitOne: CFString = "m_LimitOne"
+public let kSecAttrAccessible: CFString = "pdmn"
+public let kSecAttrAccessibleAfterFirstUnlockThisDeviceOnly: CFString = "cku"
+public let kSecAttrAccessGroup: CFString = "agrp"
+public let kSecAttrSynchronizable: CFString = "sync"
+public let kSecUseDataProtectionKeychain: CFString = "nleg"
+public func SecItemCopyMatching(_ query: CFDictionary, _ result: UnsafeMutablePointer<CFTypeRef?>?) -> OSStatus { errSecItemNotFound }
+public func SecItemAdd(_ attributes: CFDictionary, _ result: UnsafeMutablePointer<CFTypeRef?>?) -> OSStatus { 0 }
+public func SecItemUpdate(_ query: CFDictionary, _ attributesToUpdate: CFDictionary) -> OSStatus { errSecItemNotFound }

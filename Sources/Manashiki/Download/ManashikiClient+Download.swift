@@ -92,7 +92,11 @@ extension ManashikiClient {
         var model = try await ArtifactDownloader(transport: transport).download(modelId, from: location, expecting: expected, into: store,
                                                                                 options: options, progress: progress)
         if let candidate {
-            try await options.trust.didInstall(candidate, evidence: evidence)
+            // Installed and verified: a record that cannot be updated is a warning, never an
+            // error that would say nothing was installed.
+            do { try await options.trust.didInstall(candidate, evidence: evidence) } catch {
+                model.warnings.append("\(modelId) \(candidate.version) is installed, but its trust record (the high-water mark) could not be updated: \(error.localizedDescription)")
+            }
             model.trust = evidence
         }
         return model

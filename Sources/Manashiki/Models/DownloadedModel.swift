@@ -30,6 +30,11 @@ public struct DownloadedModel: Sendable, Hashable {
     /// empty when none was configured.
     public var trust: [TrustEvidence] = []
 
+    /// What went wrong after the model was installed and verified: a trust's record of it could
+    /// not be updated (`TUFTrust`'s high-water mark: a Keychain or file error, in words). The
+    /// model is installed; the next download records again. Empty when nothing did.
+    public var warnings: [String] = []
+
     /// Creates a value.
     public init(modelId: String, localURL: URL, sha256: String, size: Int64, version: String?, verified: Bool) {
         self.modelId = modelId

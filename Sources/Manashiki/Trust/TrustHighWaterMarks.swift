@@ -1,9 +1,9 @@
 import Foundation
 
 /// The highest version of each model installed with trust, and the latest time trust was
-/// checked, kept where a restore of the app's files cannot roll them back (Keychain on Apple
-/// platforms, a file elsewhere; the sync agent's is `FileHighWaterMarks` under the store's
-/// `.manashiki/`).
+/// checked, kept where a restore of the app's files cannot roll them back (in an app on Apple
+/// platforms the Keychain, `KeychainHighWaterMarks`; elsewhere a file, `FileHighWaterMarks`
+/// under the store's `.manashiki/`, the sync agent's: `AppTrustMarks.forStore(_:)` chooses).
 public protocol TrustHighWaterMarks: Sendable {
     /// The highest version recorded for `modelId`.
     func highest(_ modelId: String) -> String?

@@ -74,6 +74,18 @@ struct TUFTrustTests {
         #expect(FileHighWaterMarks(file: w.layout.trustHighWaterFile).highest("tiny") == "1.0.0")
     }
 
+    @Test("high-water marks that cannot be written: the signed model is installed all the same, with a warning saying so, never an error")
+    func unwritableMarks() async throws {
+        let w = try await World()
+        defer { Task { await w.stop() } }
+        try w.sign([w.target()])
+        let blocker = w.fixture.storage.file("blocker")
+        try Data("a file where a directory should be".utf8).write(to: blocker)
+        let model = try await w.download(try w.trust(marks: FileHighWaterMarks(file: blocker.appendingPathComponent("high-water.json"))))
+        #expect(try Data(contentsOf: model.localURL) == w.registry.artifactBytes(modelId: "tiny"))
+        #expect(model.warnings.count == 1 && model.trust.first?.mechanism == "tuf", "\(model.warnings)")
+    }
+
     @Test("a registry serving a version whose signed digest differs, or one the publisher never signed, is refused before a byte is fetched; the installed file stays")
     func refusesMismatchAndUnsigned() async throws {
         let w = try await World()
