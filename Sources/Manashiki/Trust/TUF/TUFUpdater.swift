@@ -21,7 +21,8 @@ public actor TUFUpdater {
     let now: Date
     let limits: TUFLimits
     private var trusted: TUFTrustedSet?
-    private var refreshed: Result<TUFSummary, TUFError>?
+    /// The one refresh of this cycle, shared by every caller.
+    private var refreshing: Task<Result<TUFSummary, TUFError>, Never>?
 
     /// An update cycle.
     /// - Parameters:
@@ -40,22 +41,25 @@ public actor TUFUpdater {
     }
 
     /// Updates root, timestamp, snapshot and the top-level targets (§5.2–§5.6) and returns what
-    /// is trusted. Runs once; later calls return the first call's outcome.
+    /// is trusted. Runs once; later calls, concurrent ones included, return the first call's
+    /// outcome (two models of one run evaluated at once share one refresh: run twice, the
+    /// second's steps restarted from the anchor while the first's were suspended on a fetch).
     /// - Throws: `TUFError`.
     @discardableResult
     public func refresh() async throws(TUFError) -> TUFSummary {
-        if let refreshed { return try refreshed.get() }
-        do {
+        if refreshing == nil { refreshing = Task { await self.runRefresh() } }
+        return try await refreshing!.value.get()
+    }
+
+    private func runRefresh() async -> Result<TUFSummary, TUFError> {
+        do throws(TUFError) {
             try await loadRoot()
             try await loadTimestamp()
             try await loadSnapshot()
             _ = try await loadTargets(TUFRoleName.targets, delegator: TUFRoleName.root)
-            let summary = try summary()
-            refreshed = .success(summary)
-            return summary
+            return .success(try summary())
         } catch {
-            refreshed = .failure(error)
-            throw error
+            return .failure(error)
         }
     }
 
@@ -160,23 +164,33 @@ public actor TUFUpdater {
     }
 
     /// §5.6 / §5.7.4: `role` from the store if it is still the version the snapshot names,
-    /// else from the repository.
+    /// else from the repository. The trusted set is never copied across a fetch: searches for
+    /// two paths run at once, and a copy written back after a suspension would drop what the
+    /// other loaded meanwhile.
     private func loadTargets(_ role: String, delegator: String) async throws(TUFError) -> TUFTargets {
-        guard var set = trusted else { throw TUFError(role: role, reason: .unavailable("no trusted root")) }
-        defer { trusted = set }
-        if let loaded = try set.loadedTargets(role, delegator: delegator) { return loaded }
-        guard let info = set.snapshot?.meta["\(role).json"] else {
-            throw TUFError(role: role, reason: .malformed("\(delegator) delegates \(role), which the snapshot does not list"))
+        let name: String
+        let maxLength: Int
+        do {
+            guard var set = trusted else { throw TUFError(role: role, reason: .unavailable("no trusted root")) }
+            defer { trusted = set }
+            if let loaded = try set.loadedTargets(role, delegator: delegator) { return loaded }
+            guard let info = set.snapshot?.meta["\(role).json"] else {
+                throw TUFError(role: role, reason: .malformed("\(delegator) delegates \(role), which the snapshot does not list"))
+            }
+            maxLength = info.length ?? limits.targets
+            if let local = store.read(role, maxLength: max(maxLength, limits.targets)), let loaded = try? set.updateTargets(local, role: role, delegator: delegator) {
+                return loaded
+            }
+            let file = TUFMetadataStore.percentEncoded(role) + ".json"
+            name = set.root.consistentSnapshot ? "\(info.version).\(file)" : file
         }
-        let maxLength = info.length ?? limits.targets
-        if let local = store.read(role, maxLength: max(maxLength, limits.targets)), let loaded = try? set.updateTargets(local, role: role, delegator: delegator) {
-            return loaded
-        }
-        let file = TUFMetadataStore.percentEncoded(role) + ".json"
-        let name = set.root.consistentSnapshot ? "\(info.version).\(file)" : file
         guard let data = try await source.fetch(name, maxLength: maxLength) else {
             throw TUFError(role: role, reason: .unavailable("the repository has no \(name)"))
         }
+        guard var set = trusted else { throw TUFError(role: role, reason: .unavailable("no trusted root")) }
+        defer { trusted = set }
+        // Loaded by a search that ran while this one fetched: that copy is the trusted one.
+        if let loaded = try set.loadedTargets(role, delegator: delegator) { return loaded }
         let loaded = try set.updateTargets(data, role: role, delegator: delegator)
         try persist(role, data)
         return loaded

@@ -141,5 +141,45 @@ struct TUFUpdaterTests {
         #expect(summary.timestampVersion == 3 && summary.snapshotVersion == 3)
         #expect(try await u.target("b").length == 1)
     }
+
+    @Test("searches evaluated at once (the models of one run) share one refresh and every role loaded once; none sees another's half-done step", arguments: [false, true])
+    func concurrentSearches(delegated: Bool) async throws {
+        let ids = (0..<6).map { "m\($0)" }
+        if delegated {
+            try repo.publish(["delegate": ids.map { ["name": "role-\($0)", "paths": ["models/\($0)/*"]] }])
+        }
+        for id in ids {
+            let target: [String: Any] = ["path": "models/\(id)/1.0.0.bin", "length": 2, "sha256": DigestAlgorithm.sha256.hex(Array(id.utf8))]
+            try repo.publish(delegated ? ["targets": ["role": "role-\(id)", "add": [target]], "roles": ["role-\(id)", "snapshot", "timestamp"]]
+                                       : ["targets": ["add": [target]]])
+        }
+        let source = SuspendingSource(TUFDirectorySource(directory: repo.metadataDirectory))
+        let u = TUFUpdater(anchor: repo.initialRoot, store: store, source: source, now: Date())
+        let lengths = try await withThrowingTaskGroup(of: Int64.self) { group in
+            for id in ids { group.addTask { try await u.target("models/\(id)/1.0.0.bin").length } }
+            return try await group.reduce(into: [Int64]()) { $0.append($1) }
+        }
+        #expect(lengths == Array(repeating: 2, count: ids.count))
+        let fetched = source.names()
+        #expect(fetched.filter { !$0.hasSuffix("root.json") }.count == Set(fetched).subtracting(fetched.filter { $0.hasSuffix("root.json") }).count,
+                "each role fetched once: \(fetched)")
+        #expect(fetched.filter { $0 == "timestamp.json" }.count == 1, "\(fetched)")
+    }
+
+    /// A source that suspends on every fetch (as a network read does), so concurrent callers
+    /// interleave, and records what was fetched.
+    final class SuspendingSource: TUFMetadataSource, @unchecked Sendable {
+        let inner: TUFDirectorySource
+        private let lock = NSLock()
+        private var fetched: [String] = []
+        init(_ inner: TUFDirectorySource) { self.inner = inner }
+        func names() -> [String] { lock.withLock { fetched } }
+        func fetch(_ name: String, maxLength: Int) async throws(TUFError) -> Data? {
+            lock.withLock { fetched.append(name) }
+            for _ in 0..<20 { await Task.yield() }
+            try? await Task.sleep(nanoseconds: 2_000_000)
+            return try await inner.fetch(name, maxLength: maxLength)
+        }
+    }
 }
 #endif
