@@ -54,9 +54,13 @@ package enum LoopbackPort {
     /// The first port of the kernel's ephemeral range (`net.ipv4.ip_local_port_range` on
     /// Linux; IANA's 49152, the default on Apple platforms, elsewhere or when unreadable).
     static func ephemeralRangeStart() -> Int {
+        #if os(Linux)
         let text = (try? String(contentsOfFile: "/proc/sys/net/ipv4/ip_local_port_range", encoding: .utf8)) ?? ""
         let first = text.split(whereSeparator: \.isWhitespace).first.flatMap { Int($0) } ?? 49_152
         return (1_026...65_535).contains(first) ? first : 49_152
+        #else
+        return 49_152
+        #endif
     }
 
     /// Whether something accepts connections on 127.0.0.1:`port`.
