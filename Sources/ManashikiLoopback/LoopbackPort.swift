@@ -23,7 +23,7 @@ package enum LoopbackPort {
         return Int(socket.port)
     }
 
-    /// A port N such that N and N+1 are both free, below the kernel's ephemeral port range,
+    /// A port N such that N and N+1 are both free, below the kernel's (default) ephemeral range,
     /// for a child that must be given fixed ports and binds N+1 too (`manashiki-registry serve
     /// --port N`, the quick start). A port from `free()` lies in the ephemeral range, where
     /// another server bound to port 0 or any outgoing connection's source port can take N or
@@ -31,8 +31,8 @@ package enum LoopbackPort {
     /// range only a server given that port by hand can.
     /// - Throws: `NoFreePortPair` when no such pair was found in 200 tries.
     package static func freePairBelowEphemeralRange() throws -> Int {
-        let first = ephemeralRangeStart()
-        let lowest = min(10_000, first / 2)
+        let first = ephemeralRangeStart
+        let lowest = 10_000
         for _ in 0..<200 {
             let port = Int.random(in: lowest...(first - 2))
             guard let a = try? POSIXSocket.listen(host: "127.0.0.1", port: UInt16(port)) else { continue }
@@ -51,17 +51,9 @@ package enum LoopbackPort {
         package var description: String { "no two adjacent free ports on 127.0.0.1 below \(below) in 200 tries" }
     }
 
-    /// The first port of the kernel's ephemeral range (`net.ipv4.ip_local_port_range` on
-    /// Linux; IANA's 49152, the default on Apple platforms, elsewhere or when unreadable).
-    static func ephemeralRangeStart() -> Int {
-        #if os(Linux)
-        let text = (try? String(contentsOfFile: "/proc/sys/net/ipv4/ip_local_port_range", encoding: .utf8)) ?? ""
-        let first = text.split(whereSeparator: \.isWhitespace).first.flatMap { Int($0) } ?? 49_152
-        return (1_026...65_535).contains(first) ? first : 49_152
-        #else
-        return 49_152
-        #endif
-    }
+    /// The first port of the kernels' default ephemeral ranges: Linux's
+    /// (`net.ipv4.ip_local_port_range`, 32768–60999) starts lowest; Apple platforms' at 49152.
+    static let ephemeralRangeStart = 32_768
 
     /// Whether something accepts connections on 127.0.0.1:`port`.
     ///
