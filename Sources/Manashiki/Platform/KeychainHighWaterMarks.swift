@@ -61,8 +61,9 @@ public final class KeychainHighWaterMarks: TrustHighWaterMarks, @unchecked Senda
     public init(account: String, accessGroup: String? = nil) {
         self.account = account
         self.accessGroup = accessGroup
-        let query = Self.query(account: account, accessGroup: accessGroup)
-        ledger = HighWaterLedger(load: { try Self.read(query) }, save: { try Self.write($0, query) })
+        // The closures capture the (Sendable) strings and build the query each time.
+        ledger = HighWaterLedger(load: { try Self.read(Self.query(account: account, accessGroup: accessGroup)) },
+                                 save: { try Self.write($0, Self.query(account: account, accessGroup: accessGroup)) })
     }
 
     public func highest(_ modelId: String) -> String? { ledger.highest(modelId) }
