@@ -57,3 +57,27 @@ extension LockResolver {
         return (signed, problems.filter { !optional.contains($0.modelId) }, problems.filter { optional.contains($0.modelId) })
     }
 }
+
+extension SignedMetadataVersions: CustomStringConvertible {
+    /// Versions given one by one.
+    public init(root: Int, timestamp: Int, snapshot: Int, targets: Int) {
+        self.root = root
+        self.timestamp = timestamp
+        self.snapshot = snapshot
+        self.targets = targets
+    }
+
+    /// The versions of a store's trusted metadata (`TUFTrustedState`), nil unless all four
+    /// top-level roles are there and readable.
+    public init?(_ state: TUFTrustedState) {
+        guard let root = state.role("root"), let timestamp = state.role("timestamp"), let snapshot = state.role("snapshot"),
+              let targets = state.role("targets") else { return nil }
+        self.init(root: root.version, timestamp: timestamp.version, snapshot: snapshot.version, targets: targets.version)
+    }
+
+    /// Root, timestamp, snapshot, targets: the order the client updates them.
+    var ordered: [Int] { [root, timestamp, snapshot, targets] }
+
+    /// `root v1, timestamp v7, snapshot v7, targets v5`.
+    public var description: String { "root v\(root), timestamp v\(timestamp), snapshot v\(snapshot), targets v\(targets)" }
+}

@@ -104,44 +104,51 @@ package struct LockCommand: Sendable {
     /// reached, a lock that no longer matches the manifest still exits 10 (with a warning that
     /// the catalog was not compared); only a lock that matches the manifest exits 1, since
     /// nothing is known about the catalog.
+    /// With `trust.tuf` (or versions in the lock), the lock's signed metadata versions are
+    /// compared with the store's too (`SignedMetadataComparison`): only a lock with none for a
+    /// manifest that sets `trust.tuf` is out of date; other differences are said, not failed.
     private func check(_ lock: LockFile, manifest: Manifest, registry: ManashikiClient, retry: RetryPolicy, lockURL: URL) async -> ExitCode {
         let manifestDifferences = LockDrift.manifestDifferences(lock, manifest)
+        let signed = signedComparison(lock, manifest: manifest)
+        report(signed)
+        let signedDiffers = signed?.isDifference ?? false
         let catalog: [ModelEntry]
         do { catalog = try await retry.run({ try await registry.listModels() }) } catch {
-            guard !manifestDifferences.isEmpty else { return unreachable(error, lockURL: lockURL) }
+            guard !manifestDifferences.isEmpty || signedDiffers else { return unreachable(error, lockURL: lockURL, signed: signed) }
             context.console.warning("the registry's catalog could not be read (\(SyncFailure(error).message)); only the manifest was compared with the lock")
             manifestDifferences.forEach { context.console.error($0.description) }
             emit(outcome: "out-of-date", code: .changesPending, lockURL: lockURL, differences: manifestDifferences.map { ($0.modelId, $0.message) },
-                 error: nil, catalogCompared: false)
+                 error: nil, catalogCompared: false, signed: signed)
             return .changesPending
         }
         let differences = manifestDifferences + LockDrift.catalogDifferences(lock, catalog)
-        if differences.isEmpty {
-            emit(outcome: "up-to-date", code: .success, lockURL: lockURL, differences: [], error: nil)
+        if differences.isEmpty && !signedDiffers {
+            emit(outcome: "up-to-date", code: .success, lockURL: lockURL, differences: [], error: nil, signed: signed)
             if !context.global.json && context.global.verbosity > .quiet {
                 context.console.line("\(lockURL.lastPathComponent) is up to date: \(lock.models.count) model(s) match the manifest and the catalog")
             }
             return .success
         }
         differences.forEach { context.console.error($0.description) }
-        emit(outcome: "out-of-date", code: .changesPending, lockURL: lockURL, differences: differences.map { ($0.modelId, $0.message) }, error: nil)
+        emit(outcome: "out-of-date", code: .changesPending, lockURL: lockURL, differences: differences.map { ($0.modelId, $0.message) }, error: nil,
+             signed: signed)
         return .changesPending
     }
 
-    private func unreachable(_ error: any Error, lockURL: URL) -> ExitCode {
+    private func unreachable(_ error: any Error, lockURL: URL, signed: SignedMetadataComparison? = nil) -> ExitCode {
         let advice = ErrorAdvice.text(for: SyncFailure(error), rerun: options.check ? "manashiki-sync lock --check" : "manashiki-sync lock")
         context.console.error(ErrorAdvice.line(modelId: nil, what: advice.what, todo: advice.todo))
-        emit(outcome: "failed", code: .failure, lockURL: lockURL, differences: [], error: advice.what)
+        emit(outcome: "failed", code: .failure, lockURL: lockURL, differences: [], error: advice.what, signed: signed)
         return .failure
     }
 
     private func emit(outcome: String, code: ExitCode, lockURL: URL, differences: [(String, String)], error: String?, models: [PinnedArtifact] = [],
-                      catalogCompared: Bool? = nil) {
+                      catalogCompared: Bool? = nil, signed: SignedMetadataComparison? = nil) {
         guard context.global.json else { return }
         JSONEventWriter(console: context.console).summary(command: options.check ? "lock --check" : "lock", outcome: outcome, exit: code, LockSummaryFields(
             lockFile: lockURL.path, catalogCompared: options.check ? (catalogCompared ?? (outcome == "up-to-date" || outcome == "out-of-date")) : nil,
             models: models.map(ArtifactFields.init), differences: differences.map { ModelMessageFields(modelId: $0.0, message: $0.1) },
-            error: .terminal(error)))
+            error: .terminal(error), signedMetadata: signed.map(SignedComparisonFields.init)))
     }
 }
 
@@ -152,4 +159,6 @@ private struct LockSummaryFields: Encodable {
     var models: [ArtifactFields]
     var differences: [ModelMessageFields]
     @Null var error: ErrorFields?
+    /// `lock --check`: how the lock's signed metadata versions stand against the store's.
+    @Null var signedMetadata: SignedComparisonFields?
 }

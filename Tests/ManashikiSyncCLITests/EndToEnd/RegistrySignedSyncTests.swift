@@ -68,6 +68,51 @@ struct RegistrySignedSyncTests {
         #expect(next.summaryModel("alpha")?["status"] as? String == "replaced" && fixture.isInstalledIntact("alpha"))
     }
 
+    /// `lock --check --json`'s exit status and its `signedMetadata` comparison.
+    static func lockCheck(_ fixture: Fixture) async throws -> (status: Int32, relation: String?, lock: [String: Int]?, store: [String: Int]?) {
+        let result = try await fixture.run(["lock", "--check", "--json"])
+        let fields = result.summary()["signedMetadata"] as? [String: Any]
+        return (result.status, fields?["relation"] as? String, fields?["lock"] as? [String: Int], fields?["store"] as? [String: Int])
+    }
+
+    @Test("lock --check compares the lock's signed metadata versions with the store's: same, older, newer, none; a lock without them is out of date (exit 10)")
+    func lockSignedMetadata() async throws {
+        let scratch = ScratchDirectory("registry-tuf-lock")
+        let fixture = try Self.signedFixture(scratch)
+        try #require(try await fixture.run(["sync"]).status == 0)
+        try #require(try await fixture.run(["lock"]).status == 0)
+        let same = try await Self.lockCheck(fixture)
+        #expect(same.status == 0 && same.relation == "same" && same.lock != nil && same.lock == same.store, "\(same)")
+
+        // The registry re-signs (another model's new version; the locked ones are unchanged) and a
+        // sync refreshes the store: the lock was made from older metadata. Still up to date.
+        let trusted = fixture.store.appendingPathComponent(".manashiki/tuf/metadata")
+        let aside = scratch.file("metadata-before")
+        try FileManager.default.copyItem(at: trusted, to: aside)
+        try fixture.registry.publish(modelId: "secret", version: "1.1.0", artifact: .generated(size: 4096, seed: 5))
+        try #require(try await fixture.run(["sync"]).status == 0)
+        let older = try await Self.lockCheck(fixture)
+        #expect(older.status == 0 && older.relation == "older" && (older.lock?["timestamp"] ?? 0) < (older.store?["timestamp"] ?? 0), "\(older)")
+
+        // Locked again, on a store that has not refreshed since (its earlier metadata): newer.
+        try #require(try await fixture.run(["lock"]).status == 0)
+        try FileManager.default.removeItem(at: trusted)
+        try FileManager.default.copyItem(at: aside, to: trusted)
+        let newer = try await Self.lockCheck(fixture)
+        #expect(newer.status == 0 && newer.relation == "newer", "\(newer)")
+        try FileManager.default.removeItem(at: trusted)
+        let none = try await Self.lockCheck(fixture)
+        #expect(none.status == 0 && none.relation == "store-trusts-none" && none.store == nil, "\(none)")
+
+        // A lock made without trust.tuf, for a manifest that sets it: out of date (exit 10).
+        let lockURL = fixture.directory.appendingPathComponent("manashiki.lock.json")
+        var lock = try #require(try JSONSerialization.jsonObject(with: Data(contentsOf: lockURL)) as? [String: Any])
+        lock.removeValue(forKey: "signedMetadata")
+        try JSONSerialization.data(withJSONObject: lock).write(to: lockURL)
+        let unsigned = try await Self.lockCheck(fixture)
+        #expect(unsigned.status == 10 && unsigned.relation == "lock-has-none", "\(unsigned)")
+    }
+
     @Test("a sync with trust.tuf installs the registry's signed models; a new version is signed and replaces; status shows the trusted roles")
     func signedSync() async throws {
         let scratch = ScratchDirectory("registry-signed")

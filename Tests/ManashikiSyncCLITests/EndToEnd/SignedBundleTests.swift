@@ -98,7 +98,7 @@ struct SignedBundleTests {
         }
     }
 
-    @Test("with trust.tuf, lock refuses a model the signed repository does not vouch for and records the metadata versions it checked against; sync --locked installs from it")
+    @Test("with trust.tuf, lock refuses a model the signed repository does not vouch for and records the metadata versions it checked against; sync --locked installs from it, and refuses it once the signed digest disagrees with the lock's")
     func lockRecordsVersions() async throws {
         let w = try await World()
         defer { Task { await w.stop() } }
@@ -117,6 +117,15 @@ struct SignedBundleTests {
         #expect(lock["signedMetadata"] as? [String: Int] == ["root": 1, "timestamp": 2, "snapshot": 2, "targets": 2], "\(lock)")
         let sync = try await w.sync(["--locked"])
         #expect(sync.status == 0 && w.fixture.isInstalledIntact("alpha"), "\(sync.all)")
+
+        // The publisher's metadata now signs another digest for alpha: the lock's pin disagrees
+        // with the signed one, and sync --locked refuses it naming both; the installed file stays.
+        let installed = try #require(w.fixture.installed("alpha"))
+        try w.sign([w.target("alpha", sha256: String(repeating: "ab", count: 32))])
+        let disagreeing = try await w.sync(["--locked"])
+        let refusal = SignedModelsTests.refusal(disagreeing, "alpha")
+        #expect(disagreeing.status != 0 && refusal?.mechanism == "tuf" && refusal?.reason == "mismatch" && refusal?.kind == "terminal", "\(disagreeing.all)")
+        #expect(w.fixture.installed("alpha") == installed)
     }
 
     /// A machine with its own store and `manashiki.json` pinning the repository's first root.
