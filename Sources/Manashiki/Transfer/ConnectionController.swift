@@ -9,10 +9,13 @@
 /// 1. One connection, whose first request asks for a `Range`. A 200 (the host ignores ranges)
 ///    settles on one stream.
 /// 2. Once a 206 shows ranges are served, the rate of that one stream is measured over
-///    `measureWindow` (the baseline). A stream whose writing and hashing took at least
-///    `consumerBound` of a core over that window (CPU time, so a loaded machine's waits do not
-///    count) is limited by this machine, not the link (loopback, a fast LAN): it stays one
-///    stream, with no second connection even tried.
+///    `measureWindow` (the baseline). A stream whose consumer (writing and hashing what
+///    arrived) was busy at least `consumerBound` of that window is limited by this machine, not
+///    the link (loopback, a fast LAN, or a machine so loaded that the consumer waits for a
+///    core): it stays one stream, with no second connection even tried. Busy is wall time
+///    inside the consumer, not its CPU time: on a loaded machine (2 cores shared by a build)
+///    the hash got half a core, its CPU time said "idle", and the transfer went to several
+///    connections whose bytes then waited to be read back and hashed (issue #34).
 /// 3. Then 2 connections, then more each step (up to `maxConnections`): after `settleWindow`
 ///    for the new ones to get going, the total rate is measured again; a step is kept only when
 ///    it raised the rate by at least `minimumGain` (20 %). A step that gained almost as much as
@@ -43,13 +46,13 @@ struct ConnectionController: Sendable {
     /// counts as scaling linearly, so the next one is four times as large.
     static let linearEfficiency = 0.8
 
-    /// The share of a core, over the baseline window, from which one stream's writing and
-    /// hashing show that this machine, not the link, is the limit.
+    /// The share of the baseline window from which one stream's consumer (writing and
+    /// hashing, wall time) shows that this machine, not the link, is the limit.
     static let consumerBound = 0.6
 
     /// A point of the transfer: when, its verified progress by then
     /// (`TransferLedger.verifiedProgress`: written, less what waits to be hashed), and the
-    /// CPU nanoseconds its connections had spent writing and hashing.
+    /// nanoseconds its connections had spent consuming what they received (writing and hashing).
     struct Sample: Sendable, Equatable {
         var time: UInt64
         var bytes: Int64

@@ -74,14 +74,17 @@ final class PartReceiver: HTTPBodyConsumer, @unchecked Sendable {
     /// here if they are next in order; the bytes stay alive (and the next chunk waits) until
     /// both are done. Then the ledger records them, and what that leaves to do (hash what the
     /// frontier can now reach, a checkpoint, a progress report) is done here, outside its lock.
-    /// The CPU time all this took is the connection's busy time (`ConnectionController`).
+    /// The wall time from here to the end is the connection's busy time (`ConnectionController`:
+    /// a stream whose consumer is busy most of the time is limited by this machine, not the link,
+    /// and time this thread waited for a core on a loaded machine counts too, since a second
+    /// connection could not use it either).
     private func consume(_ bytes: BytesRef) async throws {
+        let started = Deadline.now
         let offset = written, ledger = context.ledger
         await ledger.makeRoom(for: bytes.count)
         let hashing = ledger.claimHash(at: offset)
-        var cpu: UInt64 = 0
         do {
-            cpu = try await context.sink.write(bytes, at: offset) {
+            try await context.sink.write(bytes, at: offset) {
                 if hashing { bytes.withBytes { ledger.digest.update($0) } }
             }
         } catch {
@@ -95,7 +98,7 @@ final class PartReceiver: HTTPBodyConsumer, @unchecked Sendable {
             context.sink.startWriteback(from: writebackStarted, length: written - writebackStarted)
             writebackStarted = written
         }
-        ThreadCPUTime.measure(&cpu) { ledger.carryOut(after) }
-        ledger.addBusy(cpu)
+        ledger.carryOut(after)
+        ledger.addBusy(Deadline.now &- started)
     }
 }

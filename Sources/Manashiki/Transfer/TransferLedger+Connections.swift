@@ -16,8 +16,8 @@ extension TransferLedger {
         var rangesServed = false
         var rangesIgnored = false
         var throttled = false
-        /// CPU nanoseconds the connections spent writing and hashing what they received (the
-        /// share of a core this machine needs to keep up).
+        /// Nanoseconds the connections spent consuming what they received (writing and
+        /// hashing, wall time): the share of the time this machine needs to keep up.
         var busy: UInt64 = 0
     }
 
@@ -74,7 +74,7 @@ extension TransferLedger {
     /// Records a 429 or 503 from the storage host (the controller backs off).
     func throttled() { state.withLock { $0.connections.throttled = true } }
 
-    /// Adds CPU time a connection spent writing and hashing what it received.
+    /// Adds time a connection spent consuming (writing and hashing) what it received.
     func addBusy(_ nanoseconds: UInt64) { state.withLock { $0.connections.busy += nanoseconds } }
 
     /// What the controller observes now; takes the throttled flag.
