@@ -20,7 +20,7 @@ enum FaultJSON {
     static let types = ["rate_limited", "status", "error", "truncated_body", "corrupt_byte", "extra_bytes",
                         "no_content_length", "slow_drip", "stall", "ignore_range", "expired_url", "wrong_digest",
                         "missing_digest", "redirect", "download_url", "connection_reset", "replaced_object",
-                        "expire_mid_body"]
+                        "expire_mid_body", "tuf_rollback", "tuf_expired", "tuf_mis_signed"]
 
     /// Parses one rule.
     static func rule(_ value: Any, path: String) throws(FaultJSONError) -> RegistryFaultRule {
@@ -49,6 +49,11 @@ enum FaultJSON {
             count = n
         }
         let kind = try self.kind(o, path: path)
+        guard kind.applies(to: endpoint) else {
+            throw FaultJSONError(path: path + ".endpoint", problem: "a \(o["type"] as? String ?? "") fault does not apply to the \(endpoint.rawValue) endpoint",
+                                 fix: kind.isTUF ? "write \"endpoint\": \"tuf\" (TUF faults damage /tuf/metadata/)"
+                                                 : "on the tuf endpoint use a tuf_* fault, or one that answers or damages timestamp.json (status, error, rate_limited, redirect, connection_reset, truncated_body, corrupt_byte, stall…)")
+        }
         return RegistryFaultRule(endpoint: endpoint, modelId: modelId, fault: RegistryFault(kind, count: count))
     }
 
@@ -87,6 +92,9 @@ enum FaultJSON {
         case "missing_digest": return .missingDigest(asNull: try f.bool("null", default: false))
         case "redirect": return .redirect(target: try f.target(), status: try f.status(default: 302))
         case "download_url": return .downloadURL(target: try f.target())
+        case "tuf_rollback": return .tufRollback(role: try f.tufRole())
+        case "tuf_expired": return .tufExpired(role: try f.tufRole())
+        case "tuf_mis_signed": return .tufMisSigned(role: try f.tufRole(), modifiedAfterSigning: try f.signature())
         default: return .connectionReset(afterBytes: try f.int("afterBytes", default: nil))
         }
     }
@@ -131,6 +139,27 @@ enum FaultJSON {
             default:
                 throw FaultJSONError(path: path + ".target", problem: "missing or invalid target \(FaultJSON.describe(o["target"]))",
                                      fix: "use \"other_origin\", \"remote_http\", \"file\" or an absolute URL")
+            }
+        }
+
+        /// `role` of a TUF fault: `timestamp`, `snapshot` or `targets`.
+        func tufRole() throws(FaultJSONError) -> RegistryFault.TUFRole {
+            guard let name = o["role"] as? String, let role = RegistryFault.TUFRole(rawValue: name) else {
+                throw FaultJSONError(path: path + ".role", problem: "missing or unknown TUF role \(FaultJSON.describe(o["role"]))",
+                                     fix: "use one of: " + RegistryFault.TUFRole.allCases.map(\.rawValue).joined(separator: ", "))
+            }
+            return role
+        }
+
+        /// `signature` of `tuf_mis_signed`: `wrong_key` (the default) or `modified` (true).
+        func signature() throws(FaultJSONError) -> Bool {
+            switch o["signature"] {
+            case nil, is NSNull: return false
+            case let s as String where s == "wrong_key": return false
+            case let s as String where s == "modified": return true
+            case let other:
+                throw FaultJSONError(path: path + ".signature", problem: "unknown signature fault \(FaultJSON.describe(other))",
+                                     fix: "write \"wrong_key\" (a key the root does not list) or \"modified\" (bytes changed after signing)")
             }
         }
 
@@ -193,6 +222,10 @@ enum FaultJSON {
         case .redirect(let t, let s): o["type"] = "redirect"; o["target"] = target(t); o["status"] = s
         case .downloadURL(let t): o["type"] = "download_url"; o["target"] = target(t)
         case .connectionReset(let after): o["type"] = "connection_reset"; if let after { o["afterBytes"] = after }
+        case .tufRollback(let role): o["type"] = "tuf_rollback"; o["role"] = role.rawValue
+        case .tufExpired(let role): o["type"] = "tuf_expired"; o["role"] = role.rawValue
+        case .tufMisSigned(let role, let modified):
+            o["type"] = "tuf_mis_signed"; o["role"] = role.rawValue; o["signature"] = modified ? "modified" : "wrong_key"
         }
         return o
     }

@@ -16,4 +16,7 @@ public enum RegistryEndpoint: String, Sendable, Hashable, CaseIterable {
     case storage
     /// `PUT` of an upload URL on the storage origin.
     case storageUpload = "storage_upload"
+    /// `GET /tuf/metadata/…` (`serve --tuf`): a fault fires on `timestamp.json`, the first file
+    /// of every refresh (the rule has no model).
+    case tufMetadata = "tuf"
 }

@@ -15,7 +15,10 @@ import Foundation
 /// These cases are the one description of each fault: `FaultResponses` gives the request-level
 /// answers, `ResponseWriter` does the body damage, both from the kind as it is documented here.
 /// `ignoreRange`, `replacedObject` and `expireMidBody` apply to the storage origin; `expiredURL`, `wrongDigest`, `missingDigest` and
-/// `downloadURL` shape the answer of `GET /api/download`.
+/// `downloadURL` shape the answer of `GET /api/download`. `tufRollback`, `tufExpired` and
+/// `tufMisSigned` apply to `RegistryEndpoint.tufMetadata` (`serve --tuf`): they fire on a
+/// request of `timestamp.json`, the first file of every TUF refresh, and that refresh is
+/// served the faulty metadata.
 public struct RegistryFault: Sendable, Hashable {
     /// What happens.
     public enum Kind: Sendable, Hashable {
@@ -62,6 +65,27 @@ public struct RegistryFault: Sendable, Hashable {
         /// declared), and every signed URL issued until then expired (answered 403), as when a
         /// URL expires in the middle of a transfer.
         case expireMidBody(afterBytes: Int)
+        /// On `/tuf/metadata/`: `role`'s metadata rolled back, validly signed at version 1, below
+        /// every version the registry publishes (a rolled-back snapshot or targets is named by a
+        /// new timestamp or snapshot, as a replay with the online keys would be).
+        case tufRollback(role: TUFRole)
+        /// On `/tuf/metadata/`: `role`'s metadata at a new version, validly signed, but expired
+        /// a day ago (a publisher that stopped re-signing).
+        case tufExpired(role: TUFRole)
+        /// On `/tuf/metadata/`: `role`'s metadata at a new version, signed by a key the root does
+        /// not list, or (`modifiedAfterSigning`) signed by the right key and then changed (its
+        /// `expires` moved a year on).
+        case tufMisSigned(role: TUFRole, modifiedAfterSigning: Bool)
+    }
+
+    /// The TUF role a `tufRollback`, `tufExpired` or `tufMisSigned` fault damages.
+    public enum TUFRole: String, Sendable, Hashable, CaseIterable {
+        /// `timestamp.json`.
+        case timestamp
+        /// `snapshot.json` (the refresh's timestamp names its version).
+        case snapshot
+        /// `targets.json` (the refresh's snapshot names its version).
+        case targets
     }
 
     /// Where a redirect or a rewritten download URL points.
@@ -158,6 +182,18 @@ public struct RegistryFault: Sendable, Hashable {
     public static func expireMidBody(afterBytes: Int, count: Int? = nil) -> RegistryFault {
         RegistryFault(.expireMidBody(afterBytes: afterBytes), count: count)
     }
+    /// `role`'s TUF metadata rolled back (version 1).
+    public static func tufRollback(_ role: TUFRole, count: Int? = nil) -> RegistryFault {
+        RegistryFault(.tufRollback(role: role), count: count)
+    }
+    /// `role`'s TUF metadata expired a day ago.
+    public static func tufExpired(_ role: TUFRole, count: Int? = nil) -> RegistryFault {
+        RegistryFault(.tufExpired(role: role), count: count)
+    }
+    /// `role`'s TUF metadata signed by a wrong key, or changed after signing.
+    public static func tufMisSigned(_ role: TUFRole, modifiedAfterSigning: Bool = false, count: Int? = nil) -> RegistryFault {
+        RegistryFault(.tufMisSigned(role: role, modifiedAfterSigning: modifiedAfterSigning), count: count)
+    }
     /// A TCP reset.
     public static func connectionReset(afterBytes: Int? = nil, count: Int? = nil) -> RegistryFault {
         RegistryFault(.connectionReset(afterBytes: afterBytes), count: count)
@@ -178,5 +214,27 @@ public struct RegistryFaultRule: Sendable, Hashable {
         self.endpoint = endpoint
         self.modelId = modelId
         self.fault = fault
+    }
+}
+
+extension RegistryFault.Kind {
+    /// Whether this fault damages TUF metadata (`tufRollback`, `tufExpired`, `tufMisSigned`).
+    var isTUF: Bool {
+        switch self {
+        case .tufRollback, .tufExpired, .tufMisSigned: true
+        default: false
+        }
+    }
+
+    /// Whether the fault means something on `endpoint`: TUF faults on `tufMetadata` only; there,
+    /// besides them, the faults that answer instead of `timestamp.json` or damage its body.
+    func applies(to endpoint: RegistryEndpoint) -> Bool {
+        if isTUF { return endpoint == .tufMetadata }
+        guard endpoint == .tufMetadata else { return true }
+        switch self {
+        case .rateLimited, .status, .error, .redirect, .connectionReset, .truncatedBody, .corruptByte, .extraBytes,
+             .noContentLength, .slowDrip, .stall: return true
+        default: return false
+        }
     }
 }

@@ -32,7 +32,14 @@ struct APIOrigin: HTTPRequestHandler {
         state.log.record(request, origin: .api)
         let headOnly = request.method == "HEAD"
         if request.path.hasPrefix(Self.tufPrefix) {
-            return ResponseWriter.send(tufMetadata(request), on: connection, headOnly: headOnly, keepAlive: keepAlive)
+            let name = String(request.path.dropFirst(Self.tufPrefix.count))
+            // A fault on the TUF endpoint fires on timestamp.json, the first file of a refresh.
+            let fault = name == "timestamp.json" && state.tuf != nil ? state.faults.take(.tufMetadata, modelId: nil) : nil
+            if let answer = FaultResponses.answer(for: fault, request: request, base: state.apiBase, origin: .api) {
+                return ResponseWriter.send(answer, on: connection, headOnly: headOnly, keepAlive: keepAlive)
+            }
+            return ResponseWriter.send(tufMetadata(request, name: name, fault: fault), on: connection, headOnly: headOnly,
+                                       keepAlive: keepAlive, fault: fault?.isTUF == true ? nil : fault)
         }
         guard let route = route(request) else {
             return ResponseWriter.send(.error(404, "not_found", "no such endpoint: \(request.path)"), on: connection,
@@ -54,8 +61,9 @@ struct APIOrigin: HTTPRequestHandler {
     /// Where the TUF repository's metadata is served (`serve --tuf DIR`).
     static let tufPrefix = "/tuf/metadata/"
 
-    /// `GET /tuf/metadata/<file>`: public, like any TUF repository's metadata (no API key).
-    private func tufMetadata(_ request: ServerRequest) -> ServerResponse {
+    /// `GET /tuf/metadata/<file>`: public, like any TUF repository's metadata (no API key);
+    /// a TUF `fault` makes this refresh's metadata faulty.
+    private func tufMetadata(_ request: ServerRequest, name: String, fault: RegistryFault.Kind?) -> ServerResponse {
         guard let tuf = state.tuf else {
             return .error(404, "not_found", "this registry serves no TUF metadata: start it with --tuf DIR")
         }
@@ -64,8 +72,7 @@ struct APIOrigin: HTTPRequestHandler {
             response.headers.append(("Allow", "GET, HEAD"))
             return response
         }
-        let name = String(request.path.dropFirst(Self.tufPrefix.count))
-        guard let data = tuf.file(name, artifacts: state.servedArtifacts()) else {
+        guard let data = tuf.file(name, artifacts: state.servedArtifacts(), fault: fault) else {
             return .error(404, "not_found", "no TUF metadata file \(name)")
         }
         return ServerResponse(status: 200, headers: [("Content-Type", "application/json")], body: .data(data))
@@ -105,7 +112,7 @@ struct APIOrigin: HTTPRequestHandler {
             return SessionEndpoint(state: state).issue(request, key: key)
         case .upload:
             return UploadEndpoint(state: state).announce(request, key: key)
-        case .storage, .storageUpload:
+        case .storage, .storageUpload, .tufMetadata:
             return notFound(nil)
         }
     }

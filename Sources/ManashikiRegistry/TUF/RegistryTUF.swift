@@ -43,7 +43,13 @@ final class RegistryTUF: Sendable {
         var version = 0
         var builtAt = Date.distantPast
         var files: [String: Data] = [:]
+        /// The metadata of the refresh a TUF fault fired on, served until the next
+        /// `timestamp.json` request (nil: the files above).
+        var faulted: [String: Data]?
     }
+
+    /// One artifact served, a target of the repository.
+    typealias Artifact = (modelId: String, version: String, size: Int, sha256: String)
 
     /// The repository of `directory` (created, with new keys and a new root, as needed).
     /// - Throws: `RegistryStartError` naming the file that cannot be read or written.
@@ -80,36 +86,82 @@ final class RegistryTUF: Sendable {
     }
 
     /// The metadata file `name` (`1.root.json`, `root.json`, `timestamp.json`, `snapshot.json`,
-    /// `targets.json`) for the served `artifacts`, nil for any other name.
-    func file(_ name: String, artifacts: [(modelId: String, version: String, size: Int, sha256: String)], now: Date = Date()) -> Data? {
+    /// `targets.json`) for the served `artifacts`, nil for any other name. `fault` (a TUF
+    /// fault, fired by a request of `timestamp.json`) makes that refresh's metadata faulty: a new
+    /// version is used up for it, so what is served after the fault is newer than anything a
+    /// client may have kept from it (an expired timestamp is kept as the rollback baseline).
+    func file(_ name: String, artifacts: [Artifact], fault: RegistryFault.Kind? = nil, now: Date = Date()) -> Data? {
         if name == "1.root.json" || name == "root.json" { return root }
         let fingerprint = artifacts.map { "\($0.modelId)/\($0.version) \($0.size) \($0.sha256)" }.sorted()
         return published.withLock { p in
+            if name == "timestamp.json" {
+                p.faulted = nil
+                if let fault, fault.isTUF {
+                    let version = nextVersion(&p, now: now)
+                    p.files = [:]
+                    p.faulted = build(artifacts: artifacts, version: version, now: now, fault: fault)
+                    return p.faulted?[name]
+                }
+            } else if let faulted = p.faulted {
+                return faulted[name]
+            }
             if p.fingerprint != fingerprint || p.files.isEmpty || now.timeIntervalSince(p.builtAt) > 12 * 3600 {
-                // One more than the last version, also an earlier run's (`DIR/version`), and at
-                // least the Unix time: versions keep growing across restarts, so a client that
-                // trusted an earlier run's metadata takes the new one.
-                let version = max(p.version + 1, Int(now.timeIntervalSince1970))
-                try? Data("\(version)\n".utf8).write(to: versionFile, options: .atomic)
+                let version = nextVersion(&p, now: now)
                 p = Published(fingerprint: fingerprint, version: version, builtAt: now, files: build(artifacts: artifacts, version: version, now: now))
             }
             return p.files[name]
         }
     }
 
-    /// Targets, snapshot and timestamp, all at `version`.
-    private func build(artifacts: [(modelId: String, version: String, size: Int, sha256: String)], version: Int, now: Date) -> [String: Data] {
+    /// One more than the last version, also an earlier run's (`DIR/version`), and at least the
+    /// Unix time: versions keep growing across restarts, so a client that trusted an earlier
+    /// run's metadata takes the new one. Recorded in `p` and `DIR/version`.
+    private func nextVersion(_ p: inout Published, now: Date) -> Int {
+        let version = max(p.version + 1, Int(now.timeIntervalSince1970))
+        try? Data("\(version)\n".utf8).write(to: versionFile, options: .atomic)
+        p.version = version
+        return version
+    }
+
+    /// How one top-level role's metadata is made: its version, expiry and signature.
+    private struct Making {
+        var version: Int
+        var expires: Date
+        /// nil: the role's own key.
+        var signer: Ed25519SigningKey?
+        /// The `expires` written after signing (a `modified` signature fault).
+        var expiresAfterSigning: Date?
+    }
+
+    /// Targets, snapshot and timestamp, all at `version`, one of them damaged by `fault`.
+    private func build(artifacts: [Artifact], version: Int, now: Date, fault: RegistryFault.Kind? = nil) -> [String: Data] {
+        var making: [RegistryFault.TUFRole: Making] = [
+            .targets: Making(version: version, expires: now.addingTimeInterval(365 * 86_400)),
+            .snapshot: Making(version: version, expires: now.addingTimeInterval(7 * 86_400)),
+            .timestamp: Making(version: version, expires: now.addingTimeInterval(86_400)),
+        ]
+        switch fault {
+        case .tufRollback(let role)?: making[role]?.version = 1
+        case .tufExpired(let role)?: making[role]?.expires = now.addingTimeInterval(-86_400)
+        case .tufMisSigned(let role, let modified)?:
+            if modified { making[role]?.expiresAfterSigning = now.addingTimeInterval(2 * 365 * 86_400) } else { making[role]?.signer = .generate() }
+        default: break
+        }
         var targets: [String: JSONValue] = [:]
         for a in artifacts {
             targets["models/\(a.modelId)/\(a.version).bin"] = ["length": .int(a.size), "hashes": ["sha256": .string(a.sha256)]]
         }
-        let targetsFile = Self.envelope(Self.common("targets", version: version, expires: now.addingTimeInterval(365 * 86_400), ["targets": .object(targets)]),
-                                        by: [keys["targets"]!])
-        let snapshotFile = Self.envelope(Self.common("snapshot", version: version, expires: now.addingTimeInterval(7 * 86_400),
-                                                     ["meta": ["targets.json": ["version": .int(version)]]]), by: [keys["snapshot"]!])
-        let timestampFile = Self.envelope(Self.common("timestamp", version: version, expires: now.addingTimeInterval(86_400),
-                                                      ["meta": ["snapshot.json": ["version": .int(version)]]]), by: [keys["timestamp"]!])
-        return ["targets.json": targetsFile, "snapshot.json": snapshotFile, "timestamp.json": timestampFile]
+        let t = making[.targets]!, s = making[.snapshot]!, ts = making[.timestamp]!
+        return ["targets.json": sign(.targets, t, ["targets": .object(targets)]),
+                "snapshot.json": sign(.snapshot, s, ["meta": ["targets.json": ["version": .int(t.version)]]]),
+                "timestamp.json": sign(.timestamp, ts, ["meta": ["snapshot.json": ["version": .int(s.version)]]])]
+    }
+
+    /// `role`'s metadata with `fields`, made as `making` says.
+    private func sign(_ role: RegistryFault.TUFRole, _ making: Making, _ fields: [String: JSONValue]) -> Data {
+        let signed = Self.common(role.rawValue, version: making.version, expires: making.expires, fields)
+        let served = making.expiresAfterSigning.map { Self.common(role.rawValue, version: making.version, expires: $0, fields) }
+        return Self.envelope(signed, by: [making.signer ?? keys[role.rawValue]!], serving: served)
     }
 
     // MARK: Metadata
@@ -147,11 +199,12 @@ final class RegistryTUF: Sendable {
         return .object(signed)
     }
 
-    /// `{"signed": …, "signatures": […]}` signed by `signers`, as canonical JSON.
-    static func envelope(_ signed: JSONValue, by signers: [Ed25519SigningKey]) -> Data {
+    /// `{"signed": …, "signatures": […]}` signed by `signers`, as canonical JSON; `served`
+    /// (a fault: bytes changed after signing) is written in place of `signed` when given.
+    static func envelope(_ signed: JSONValue, by signers: [Ed25519SigningKey], serving served: JSONValue? = nil) -> Data {
         let payload = canonical(signed)
         let signatures = signers.map { key -> JSONValue in ["keyid": .string(keyid(key)), "sig": .string(Hex.encode(key.sign(payload)))] }
-        return Data(canonical(["signed": signed, "signatures": .array(signatures)]))
+        return Data(canonical(["signed": served ?? signed, "signatures": .array(signatures)]))
     }
 
     /// Canonical JSON of a value built here (integers and strings only: it cannot fail).

@@ -25,6 +25,16 @@ public enum ModelSync {
     ///   - transport: how requests are sent (inject a mock in tests); nil builds a
     ///     `DefaultTransport` with the manifest's `policies.network`.
     ///   - onEvent: progress for UI.
+    ///
+    /// With `trust.tuf` in the manifest (its `root` file may sit beside the manifest in the app
+    /// bundle: a relative path is resolved against the manifest's directory), the restore
+    /// verifies exactly as `manashiki-sync sync` does: nothing installs, replaces or is kept as
+    /// verified unless the signed repository lists its version with its digest and length, no
+    /// older version than one already installed with trust (unless pinned exactly), nothing
+    /// after the metadata expired; a refusal fails the model (`ModelResult.status`, its
+    /// `SyncFailure.trust`) and leaves its file as it was. Its high-water marks are
+    /// `options.trustHighWaterMarks`, else `AppTrustMarks.forStore(_:)`'s (the Keychain on Apple
+    /// platforms), shared with a `TUFTrust` of the same store.
     /// - Throws: `ManifestError` for an invalid manifest; `SyncFailure`/`APIError` for a bad key.
     ///   Sync failures are in the report, not thrown.
     public static func restore(manifestURL: URL, apiKey: String? = nil, baseURL: URL? = nil, storeDirectory: URL? = nil,
@@ -34,6 +44,10 @@ public enum ModelSync {
         var manifest = try Manifest.load(contentsOf: manifestURL)
         if let baseURL { manifest.registry.baseURL = baseURL }
         if let storeDirectory { manifest.store.directory = storeDirectory.standardizedFileURL.path }
+        var options = options
+        if manifest.trust.tuf != nil, options.trustHighWaterMarks == nil {
+            options.trustHighWaterMarks = AppTrustMarks.forStore(manifest.storeDirectory)
+        }
         return try await Reconciler(manifest: manifest, apiKey: apiKey, transport: transport, options: options).run(onEvent: onEvent)
     }
 }

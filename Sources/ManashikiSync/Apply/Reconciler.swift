@@ -66,6 +66,12 @@ public struct Reconciler: Sendable {
         /// signature and where signatures are; without one, every model needs a signature,
         /// found in the store or carried by the sources. Nil: the manifest's.
         public var publisherTrust: PublisherTrust?
+        /// Where `trust.tuf`'s high-water marks (the highest version installed with trust, per
+        /// model, and the latest time trust was checked) are kept. Nil: the store's
+        /// `.manashiki/trust/high-water.json`, except in `ModelSync.restore`, which uses
+        /// `AppTrustMarks.forStore(_:)` (the Keychain on Apple platforms), so a
+        /// restore of the app's files cannot roll them back.
+        public var trustHighWaterMarks: (any TrustHighWaterMarks)?
 
         /// Creates options with the defaults described on each property.
         public init(lockTimeout: Duration = .seconds(30), lockPollInterval: Duration = .milliseconds(100),

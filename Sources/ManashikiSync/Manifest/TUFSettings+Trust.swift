@@ -10,8 +10,10 @@ extension TUFSettings {
     /// - Parameters:
     ///   - source: where new metadata is read (`metadataURL`, or an exported bundle's copy).
     ///   - clock: the clock's reading now.
-    public func artifactTrust(anchor: Data, layout: StoreLayout, source: any TUFMetadataSource, clock: Date = Date()) -> TUFArtifactTrust {
-        let marks = FileHighWaterMarks(file: layout.trustHighWaterFile)
+    ///   - highWaterMarks: where the marks are kept instead (an app's Keychain); nil: the store's file.
+    public func artifactTrust(anchor: Data, layout: StoreLayout, source: any TUFMetadataSource, clock: Date = Date(),
+                              highWaterMarks: (any TrustHighWaterMarks)? = nil) -> TUFArtifactTrust {
+        let marks = highWaterMarks ?? FileHighWaterMarks(file: layout.trustHighWaterFile)
         let updater = TUFUpdater(anchor: anchor, store: TUFMetadataStore(directory: layout.tufMetadataDirectory), source: source,
                                  now: marks.referenceTime(clock: clock))
         return TUFArtifactTrust(updater: updater, highWater: marks, isOlder: Self.isOlder)
@@ -44,7 +46,7 @@ extension SyncRun {
         } else {
             source = TUFHTTPSource(baseURL: settings.metadataURL, transport: (registry as? ManashikiClient)?.transport ?? DefaultTransport())
         }
-        return settings.artifactTrust(anchor: anchor, layout: layout, source: source)
+        return settings.artifactTrust(anchor: anchor, layout: layout, source: source, highWaterMarks: options.trustHighWaterMarks)
     }
 
     /// The `tuf/` folder of the first bundle source that has one.

@@ -54,14 +54,35 @@ struct AdminEndpointTests {
             .redirect(to: .remoteHTTP, status: 301), .redirect(to: .url("ftp://x/y")), .downloadURL(.file),
             .connectionReset(afterBytes: 10, count: 4), .connectionReset(),
         ]
-        for fault in faults {
-            let rule = RegistryFaultRule(endpoint: .storage, modelId: "tiny", fault: fault)
+        let tuf: [RegistryFault] = [.tufRollback(.timestamp), .tufRollback(.targets), .tufExpired(.snapshot), .tufMisSigned(.snapshot),
+                                    .tufMisSigned(.timestamp, modifiedAfterSigning: true, count: 2), .status(503)]
+        let rules = faults.map { RegistryFaultRule(endpoint: .storage, modelId: "tiny", fault: $0) }
+            + tuf.map { RegistryFaultRule(endpoint: .tufMetadata, fault: $0) }
+        for rule in rules {
+            registry.clearFaults()
             let body = JSON.data(FaultJSON.encode(rule))
             let result = try Curl.run(["-X", "POST", "--data-binary", String(decoding: body, as: UTF8.self),
                                        registry.api("/_admin/faults").absoluteString])
             #expect(result.status == 200)
             #expect(registry.faults == [rule])
         }
+    }
+
+    @Test("a TUF fault is refused off the tuf endpoint, and the tuf endpoint refuses faults that mean nothing there, naming the field",
+          .requires(.curl), arguments: [
+              (#"{"endpoint":"storage","type":"tuf_rollback","role":"timestamp"}"#, "$.endpoint"),
+              (#"{"endpoint":"tuf","type":"wrong_digest"}"#, "$.endpoint"),
+              (#"{"endpoint":"tuf","type":"tuf_expired","role":"root"}"#, "$.role"),
+              (#"{"endpoint":"tuf","type":"tuf_expired"}"#, "$.role"),
+              (#"{"endpoint":"tuf","type":"tuf_mis_signed","role":"snapshot","signature":"forged"}"#, "$.signature"),
+          ])
+    func invalidTUFFault(_ body: String, _ field: String) throws {
+        let registry = try Fixture.start()
+        defer { registry.stop() }
+        let result = try Curl.run(["-X", "POST", "--data", body, registry.api("/_admin/faults").absoluteString])
+        #expect(result.status == 400)
+        #expect(try #require(JSON.errorMessage(result.body)).hasPrefix(field + ":"))
+        #expect(registry.faults.isEmpty)
     }
 
     @Test("the request log and download statistics are readable over HTTP; admin requests are not logged", .requires(.curl))

@@ -27,7 +27,11 @@ import json, sys
 from tuf.ngclient import Updater
 directory, url, path = sys.argv[1:4]
 updater = Updater(metadata_dir=directory, metadata_base_url=url, bootstrap=None)  # None: directory/root.json
-updater.refresh()
+try:
+    updater.refresh()
+except Exception as e:  # the refusal's class, e.g. BadVersionNumberError
+    print(json.dumps({"error": type(e).__name__}))
+    sys.exit(0)
 info = updater.get_targetinfo(path)
 print(json.dumps({"length": info.length if info else None, "sha256": info.hashes.get("sha256") if info else None,
                   "timestamp": updater._trusted_set.timestamp.version}))
@@ -60,6 +64,30 @@ print(json.dumps({"length": info.length if info else None, "sha256": info.hashes
         let older = try pythonClient(registry, "models/tiny/1.0.0.bin")
         #expect(older["length"] as? Int == 64 << 10, "earlier versions stay signed")
         #expect(try pythonClient(registry, "models/tiny/9.9.9.bin")["length"] is NSNull)
+    }
+
+    @Test("python-tuf's client refuses each TUF fault of the registry (rollback, expiry, wrong key, changed after signing), then takes the metadata served after it")
+    func pythonTUFRefusesFaults() async throws {
+        let registry = try start()
+        defer { registry.stop() }
+        let python = scratch.file("python")
+        try FileManager.default.createDirectory(at: python, withIntermediateDirectories: true)
+        try FileManager.default.copyItem(at: keys.appendingPathComponent("root.json"), to: python.appendingPathComponent("root.json"))
+        #expect(try pythonClient(registry, "models/tiny/1.0.0.bin")["length"] as? Int == 64 << 10)
+        let expected: [(RegistryFault, String)] = [
+            (.tufRollback(.timestamp), "BadVersionNumberError"), (.tufRollback(.snapshot), "BadVersionNumberError"),
+            (.tufRollback(.targets), "BadVersionNumberError"), (.tufExpired(.timestamp), "ExpiredMetadataError"),
+            (.tufExpired(.snapshot), "ExpiredMetadataError"), (.tufMisSigned(.snapshot), "UnsignedMetadataError"),
+            (.tufMisSigned(.targets, modifiedAfterSigning: true), "UnsignedMetadataError"),
+        ]
+        for (fault, error) in expected {
+            registry.setFault(RegistryFault(fault.kind, count: 1), endpoint: .tufMetadata)
+            #expect(try pythonClient(registry, "models/tiny/1.0.0.bin")["error"] as? String == error, "\(fault.kind)")
+        }
+        #expect(registry.faults.isEmpty, "each fault fired once (on timestamp.json) and was used up")
+        // What is served after the faults is newer than anything python-tuf kept from them (the
+        // expired timestamp it stored as its rollback baseline included).
+        #expect(try pythonClient(registry, "models/tiny/1.0.0.bin")["length"] as? Int == 64 << 10)
     }
 
     @Test("this package's client verifies the same metadata; a restart with the same directory keeps the keys and the pinned root")

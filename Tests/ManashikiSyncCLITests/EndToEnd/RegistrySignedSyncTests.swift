@@ -9,9 +9,8 @@ import Testing
 /// pinned) installs only what it signed.
 @Suite("signed sync against the development registry (--tuf)")
 struct RegistrySignedSyncTests {
-    @Test("a sync with trust.tuf installs the registry's signed models; a new version is signed and replaces; status shows the trusted roles")
-    func signedSync() async throws {
-        let scratch = ScratchDirectory("registry-signed")
+    /// A fixture whose registry signs its catalog (`--tuf`) and whose manifest pins its root.
+    static func signedFixture(_ scratch: ScratchDirectory) throws -> Fixture {
         var configuration = RegistryConfiguration()
         configuration.tufDirectory = scratch.url
         let fixture = try Fixture(models: ["alpha", "beta"], configuration: configuration)
@@ -19,6 +18,60 @@ struct RegistrySignedSyncTests {
         let trust = #""trust": {"tuf": {"metadataURL": "\#(fixture.registry.apiBaseURL.absoluteString)/tuf/metadata/", "root": {"file": "\#(scratch.url.path)/root.json"}}},"#
         text = text.replacingOccurrences(of: #"{"schemaVersion": 1,"#, with: #"{"schemaVersion": 1, "# + trust)
         try Data(text.utf8).write(to: fixture.manifestURL)
+        return fixture
+    }
+
+    /// One TUF fault of the registry and the refusal `sync --json` must report for it
+    /// (`trustRefusal`'s reason, role and the TUF client's problem code).
+    struct FaultCase: CustomTestStringConvertible, Sendable {
+        let name: String
+        let fault: RegistryFault
+        let reason: String
+        let role: String
+        let problem: String
+        var testDescription: String { name }
+    }
+
+    static let faults: [FaultCase] = [
+        FaultCase(name: "a rolled-back timestamp", fault: .tufRollback(.timestamp), reason: "metadata", role: "timestamp", problem: "rollback"),
+        FaultCase(name: "a rolled-back snapshot", fault: .tufRollback(.snapshot), reason: "metadata", role: "snapshot", problem: "rollback"),
+        FaultCase(name: "an expired timestamp", fault: .tufExpired(.timestamp), reason: "expired", role: "timestamp", problem: "expired"),
+        FaultCase(name: "a snapshot signed by a wrong key", fault: .tufMisSigned(.snapshot), reason: "metadata", role: "snapshot", problem: "threshold"),
+        FaultCase(name: "a snapshot changed after signing", fault: .tufMisSigned(.snapshot, modifiedAfterSigning: true),
+                  reason: "metadata", role: "snapshot", problem: "threshold"),
+    ]
+
+    @Test("a registry TUF fault refuses the new version with its reason, role and problem; the installed file stays; cleared, the next run installs",
+          arguments: faults)
+    func registryFault(_ c: FaultCase) async throws {
+        let scratch = ScratchDirectory("registry-tuf-fault")
+        let fixture = try Self.signedFixture(scratch)
+        let first = try await fixture.run(["sync", "--json"])
+        try #require(first.status == 0, "\(first.all)")
+        let installed = try #require(fixture.installed("alpha"))
+
+        try fixture.registry.publish(modelId: "alpha", version: "1.1.0", artifact: .generated(size: 32 << 10, seed: 111))
+        fixture.registry.setFault(c.fault, endpoint: .tufMetadata)
+        let refused = try await fixture.run(["sync", "--json"])
+        #expect(refused.status != 0, "\(refused.all)")
+        let model = try #require(refused.summaryModel("alpha"), "\(refused.stdout)")
+        let refusal = try #require(model["trustRefusal"] as? [String: Any], "\(refused.stdout)")
+        #expect(refusal["mechanism"] as? String == "tuf" && refusal["reason"] as? String == c.reason
+                && refusal["role"] as? String == c.role && refusal["problem"] as? String == c.problem, "\(refusal)")
+        #expect(model["status"] as? String == "failed" && (model["error"] as? [String: Any])?["kind"] as? String == "terminal")
+        #expect(fixture.installed("alpha") == installed, "the installed 1.0.0 stays, nothing else is installed")
+        #expect(try FileManager.default.contentsOfDirectory(atPath: fixture.store.path).sorted() == [".manashiki", "alpha.bin", "beta.bin"])
+
+        fixture.registry.clearFaults()
+        let next = try await fixture.run(["sync", "--json"])
+        #expect(next.status == 0, "\(next.all)")
+        #expect(next.summaryModel("alpha")?["status"] as? String == "replaced" && fixture.isInstalledIntact("alpha"))
+    }
+
+    @Test("a sync with trust.tuf installs the registry's signed models; a new version is signed and replaces; status shows the trusted roles")
+    func signedSync() async throws {
+        let scratch = ScratchDirectory("registry-signed")
+        let fixture = try Self.signedFixture(scratch)
 
         let first = try await fixture.run(["sync", "--json"])
         #expect(first.status == 0, "\(first.all)")

@@ -57,10 +57,15 @@ public actor TUFArtifactTrust: ArtifactTrust {
     }
 
     public func didInstall(_ candidate: ArtifactCandidate, evidence: TrustEvidence) async throws {
-        guard let highest = highWater.highest(candidate.modelId), !isOlder(highest, candidate.version) else {
-            try highWater.record(candidate.version, for: candidate.modelId)
-            return
-        }
+        try Self.raiseHighWater(candidate, in: highWater, isOlder: isOlder)
+    }
+
+    /// Records `candidate`'s version as its model's mark in `marks` when none is recorded or the
+    /// recorded one is older (the one rule of `TUFArtifactTrust` and `TUFTrust`).
+    static func raiseHighWater(_ candidate: ArtifactCandidate, in marks: any TrustHighWaterMarks,
+                               isOlder: (String, String) -> Bool) throws {
+        if let highest = marks.highest(candidate.modelId), !isOlder(highest, candidate.version) { return }
+        try marks.record(candidate.version, for: candidate.modelId)
     }
 
     private func refusal(_ error: TUFError, _ candidate: ArtifactCandidate) -> TrustRefusal {
