@@ -21,6 +21,12 @@ final class PartReceiver: HTTPBodyConsumer, @unchecked Sendable {
     /// The artifact's total size as the storage host declared it in this answer, if it did.
     private(set) var declaredTotal: Int64?
     private var writebackStarted: Int64
+    /// When the last chunk was consumed (uptime nanoseconds; 0: none yet).
+    private var consumedAt: UInt64 = 0
+
+    /// A chunk handed over sooner than this after the previous one was consumed was already
+    /// waiting in the transport: the link outpaces this consumer.
+    static let queuedGap: UInt64 = 1_000_000
 
     init(_ context: TransferContext, part: TransferLedger.Part, from offset: Int64, ranged: Bool) {
         self.context = context
@@ -56,6 +62,8 @@ final class PartReceiver: HTTPBodyConsumer, @unchecked Sendable {
     }
 
     func receive(chunk: Data) async throws {
+        let queued = consumedAt > 0 && Deadline.now &- consumedAt < Self.queuedGap
+        defer { consumedAt = Deadline.now }
         if let expectedSize = context.validator.expectedSize, written + Int64(chunk.count) > expectedSize {
             throw APIError.bodyTooLong(expected: expectedSize)
         }
@@ -64,7 +72,10 @@ final class PartReceiver: HTTPBodyConsumer, @unchecked Sendable {
         var count = chunk.count
         let end = context.ledger.end(of: part.id)
         if let end, written + Int64(count) > end { count = Int(max(0, end - written)) }
-        if count > 0 { try await consume(BytesRef(chunk, range: 0..<count)) }
+        if count > 0 {
+            try await consume(BytesRef(chunk, range: 0..<count))
+            context.ledger.received(count, queued: queued)
+        }
         if count < chunk.count || (end.map { written >= $0 && $0 != part.end } ?? false) {
             throw StorageSignal.partEnded
         }
@@ -74,12 +85,7 @@ final class PartReceiver: HTTPBodyConsumer, @unchecked Sendable {
     /// here if they are next in order; the bytes stay alive (and the next chunk waits) until
     /// both are done. Then the ledger records them, and what that leaves to do (hash what the
     /// frontier can now reach, a checkpoint, a progress report) is done here, outside its lock.
-    /// The wall time from here to the end is the connection's busy time (`ConnectionController`:
-    /// a stream whose consumer is busy most of the time is limited by this machine, not the link,
-    /// and time this thread waited for a core on a loaded machine counts too, since a second
-    /// connection could not use it either).
     private func consume(_ bytes: BytesRef) async throws {
-        let started = Deadline.now
         let offset = written, ledger = context.ledger
         await ledger.makeRoom(for: bytes.count)
         let hashing = ledger.claimHash(at: offset)
@@ -99,6 +105,5 @@ final class PartReceiver: HTTPBodyConsumer, @unchecked Sendable {
             writebackStarted = written
         }
         ledger.carryOut(after)
-        ledger.addBusy(Deadline.now &- started)
     }
 }

@@ -16,9 +16,12 @@ extension TransferLedger {
         var rangesServed = false
         var rangesIgnored = false
         var throttled = false
-        /// Nanoseconds the connections spent consuming what they received (writing and
-        /// hashing, wall time): the share of the time this machine needs to keep up.
-        var busy: UInt64 = 0
+        /// Bytes the connections received (written and hashed).
+        var received: Int64 = 0
+        /// Of those, bytes that were already waiting in the transport when their connection got
+        /// to them (`PartReceiver.queuedGap`): the link delivered faster than this machine
+        /// consumed.
+        var queued: Int64 = 0
     }
 
     /// Allows parts on the grid (several connections may run).
@@ -74,15 +77,20 @@ extension TransferLedger {
     /// Records a 429 or 503 from the storage host (the controller backs off).
     func throttled() { state.withLock { $0.connections.throttled = true } }
 
-    /// Adds time a connection spent consuming (writing and hashing) what it received.
-    func addBusy(_ nanoseconds: UInt64) { state.withLock { $0.connections.busy += nanoseconds } }
+    /// Counts `count` bytes a connection received, `queued` when they were already waiting for it.
+    func received(_ count: Int, queued: Bool) {
+        state.withLock { s in
+            s.connections.received += Int64(count)
+            if queued { s.connections.queued += Int64(count) }
+        }
+    }
 
     /// What the controller observes now; takes the throttled flag.
     func observe(at time: UInt64) -> ConnectionController.Observation {
         state.withLock { s in
             defer { s.connections.throttled = false }
             return ConnectionController.Observation(
-                sample: .init(time: time, bytes: Self.verifiedProgress(written: s.written, hashed: s.hash.hashed), busy: s.connections.busy),
+                sample: .init(time: time, bytes: Self.verifiedProgress(written: s.written, hashed: s.hash.hashed), received: s.connections.received, queued: s.connections.queued),
                 rangesServed: s.connections.rangesServed, rangesIgnored: s.connections.rangesIgnored,
                 throttled: s.connections.throttled, remaining: s.total.map { $0 - s.written.count })
         }
