@@ -115,6 +115,7 @@ package final class PlainRenderer: RunRenderer, @unchecked Sendable {
         case .failed(let f): text += " — \(f.description)"
         case .pruned: break
         }
+        if let note = ResultView.trustNote(r) { text += ", \(note)" }
         return text
     }
 

@@ -4,6 +4,15 @@ import ManashikiSync
 /// The presentation of plan items and results shared by every renderer: one word for the
 /// status, the versions, the size.
 package enum ResultView {
+    /// `signed (tuf)`, `signed (tuf, model-signing)`: the trust mechanisms that vouched for an
+    /// installed, replaced, kept or verified model; nil when none did (no `trust` section).
+    package static func trustNote(_ result: ModelResult) -> String? {
+        guard let trust = result.trust, !trust.isEmpty else { return nil }
+        var mechanisms: [String] = []
+        for evidence in trust where !mechanisms.contains(evidence.mechanism) { mechanisms.append(evidence.mechanism) }
+        return "signed (\(mechanisms.joined(separator: ", ")))"
+    }
+
     /// `installed`, `replaced`, `unchanged`, `verified`, `pruned`, `skipped`, `blocked`,
     /// `not-run`, `failed`.
     package static func status(_ status: ModelResult.Status) -> String {

@@ -34,7 +34,7 @@ package enum SummaryTable {
             case .notRun(let why): note = why
             case .skipped, .blocked: note = r.planned.reason
             case .failed(let f): note = f.description
-            default: note = ""
+            default: note = ResultView.trustNote(r) ?? ""
             }
             return [r.modelId, ResultView.status(r.status),
                     ResultView.versionText(from: ResultView.fromVersion(r), to: ResultView.version(r)),

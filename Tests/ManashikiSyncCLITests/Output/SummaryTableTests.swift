@@ -2,6 +2,7 @@ import Foundation
 import Testing
 @testable import ManashikiSyncCLI
 import ManashikiSync
+import Manashiki
 
 @Suite("SummaryTable, ByteFormat, TextSanitizer")
 struct SummaryTableTests {
@@ -37,6 +38,19 @@ struct SummaryTableTests {
         #expect(lines.count == 4)
         #expect(lines[1].hasPrefix("alpha   installed  1.0.0    4.0 MiB"))
         #expect(SummaryTable.planLine(RendererFixtures.plan).hasPrefix("Plan: 1 to download, 0 to replace (4.0 MiB to fetch)"))
+    }
+
+    @Test("a model a trust mechanism vouched for says so, once per mechanism, in the table's NOTE and the plain line; without trust, nothing")
+    func trustNote() {
+        var signed = ModelResult(modelId: "alpha", planned: RendererFixtures.download, status: .installed(version: "1.0.0"))
+        signed.trust = [TrustEvidence(mechanism: "tuf", detail: "targets v2 lists it"), TrustEvidence(mechanism: "model-signing", detail: "k"),
+                        TrustEvidence(mechanism: "tuf", detail: "again")]
+        #expect(ResultView.trustNote(signed) == "signed (tuf, model-signing)")
+        #expect(PlainRenderer.resultLine(signed, seconds: nil) == "alpha: installed 1.0.0 (4.0 MiB), signed (tuf, model-signing)")
+        let report = SyncReport(outcome: .changed, plan: RendererFixtures.plan, results: [signed], bytesDownloaded: 4 << 20)
+        #expect(SummaryTable.results(report, width: 120)[1].hasSuffix("4.0 MiB  signed (tuf, model-signing)"))
+        let plain = RendererFixtures.results[0]
+        #expect(ResultView.trustNote(plain) == nil && PlainRenderer.resultLine(plain, seconds: nil) == "alpha: installed 1.0.0 (4.0 MiB)")
     }
 
     @Test("sizes, rates and durations are locale-independent")
