@@ -9,14 +9,10 @@
 /// 1. One connection, whose first request asks for a `Range`. A 200 (the host ignores ranges)
 ///    settles on one stream.
 /// 2. Once a 206 shows ranges are served, the rate of that one stream is measured over
-///    `measureWindow` (the baseline). A stream whose bytes were, for at least `consumerBound` of
-///    them, already waiting in the transport when the consumer (writing and hashing) got to them
-///    is limited by this machine, not the link (loopback, a fast LAN): it stays one stream, with
-///    no second connection even tried. Not the consumer's CPU time: on a loaded machine (2 cores
-///    shared by builds) the hash got half a core, its CPU time said "idle", and a loopback
-///    transfer went to several connections whose bytes then waited to be read back and hashed;
-///    nor its wall time, which a loaded machine's waits for a core inflate on a slow link too
-///    (issue #34).
+///    `measureWindow` (the baseline). A stream whose writing and hashing took at least
+///    `consumerBound` of a core over that window (CPU time, so a loaded machine's waits do not
+///    count) is limited by this machine, not the link (loopback, a fast LAN): it stays one
+///    stream, with no second connection even tried.
 /// 3. Then 2 connections, then more each step (up to `maxConnections`): after `settleWindow`
 ///    for the new ones to get going, the total rate is measured again; a step is kept only when
 ///    it raised the rate by at least `minimumGain` (20 %). A step that gained almost as much as
@@ -47,19 +43,17 @@ struct ConnectionController: Sendable {
     /// counts as scaling linearly, so the next one is four times as large.
     static let linearEfficiency = 0.8
 
-    /// The share of one stream's bytes found already waiting by its consumer, over the
-    /// baseline window, from which this machine, not the link, is the limit.
-    static let consumerBound = 0.8
+    /// The share of a core, over the baseline window, from which one stream's writing and
+    /// hashing show that this machine, not the link, is the limit.
+    static let consumerBound = 0.6
 
     /// A point of the transfer: when, its verified progress by then
-    /// (`TransferLedger.verifiedProgress`: written, less what waits to be hashed), the bytes its
-    /// connections received, and how many of those were already waiting when their consumer got
-    /// to them.
+    /// (`TransferLedger.verifiedProgress`: written, less what waits to be hashed), and the
+    /// CPU nanoseconds its connections had spent writing and hashing.
     struct Sample: Sendable, Equatable {
         var time: UInt64
         var bytes: Int64
-        var received: Int64 = 0
-        var queued: Int64 = 0
+        var busy: UInt64 = 0
     }
 
     enum Phase: Sendable, Equatable {
@@ -105,9 +99,8 @@ struct ConnectionController: Sendable {
             phase = .baseline(o.sample)
         case .baseline(let start):
             guard o.sample.time - start.time >= Self.measureWindow else { return target }
-            let received = o.sample.received - start.received
-            let queued = received > 0 ? Double(o.sample.queued - start.queued) / Double(received) : 0
-            guard queued < Self.consumerBound else { return settle(1) }
+            let busy = Double(o.sample.busy &- start.busy) / Double(o.sample.time - start.time)
+            guard busy < Self.consumerBound else { return settle(1) }
             let rate = Self.rate(start, o.sample)
             guard Self.pays(rate: rate, remaining: o.remaining) else { return settle(1) }
             step(from: 1, rate: rate, now: o.sample.time, to: Self.firstStep)

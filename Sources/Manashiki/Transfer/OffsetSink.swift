@@ -29,15 +29,23 @@ final class OffsetSink: Sendable {
     /// Writes `bytes` at `offset` on the I/O thread, with one `pwrite` (the transport's chunk,
     /// 1 MiB on a fast link), while `alongside` runs here (the hash, when these bytes are next
     /// in order), so both cores work; returns when both are done (the bytes stay alive until
-    /// then).
-    func write(_ bytes: BytesRef, at offset: Int64, alongside: () -> Void = {}) async throws {
+    /// then), with the CPU nanoseconds the write and `alongside` used.
+    @discardableResult
+    func write(_ bytes: BytesRef, at offset: Int64, alongside: () -> Void = {}) async throws -> UInt64 {
         let fd = self.fd, path = self.path
         let write = IOCompletion()
+        let writeCPU = Locked<UInt64>(0)
         Self.ioQueue.async {
-            write.finish { try bytes.withBytes { try POSIX.writeAll(fd, $0, at: offset, path: path) } }
+            write.finish {
+                var cpu: UInt64 = 0
+                defer { writeCPU.withLock { $0 = cpu } }
+                try ThreadCPUTime.measure(&cpu) { try bytes.withBytes { try POSIX.writeAll(fd, $0, at: offset, path: path) } }
+            }
         }
-        alongside()
+        var cpu: UInt64 = 0
+        ThreadCPUTime.measure(&cpu, alongside)
         try await write.value()
+        return cpu + writeCPU.current
     }
 
     /// Asks the kernel to start writing `length` bytes from `offset` back to disk.

@@ -21,12 +21,6 @@ final class PartReceiver: HTTPBodyConsumer, @unchecked Sendable {
     /// The artifact's total size as the storage host declared it in this answer, if it did.
     private(set) var declaredTotal: Int64?
     private var writebackStarted: Int64
-    /// When the last chunk was consumed (uptime nanoseconds; 0: none yet).
-    private var consumedAt: UInt64 = 0
-
-    /// A chunk handed over sooner than this after the previous one was consumed was already
-    /// waiting in the transport: the link outpaces this consumer.
-    static let queuedGap: UInt64 = 1_000_000
 
     init(_ context: TransferContext, part: TransferLedger.Part, from offset: Int64, ranged: Bool) {
         self.context = context
@@ -62,8 +56,6 @@ final class PartReceiver: HTTPBodyConsumer, @unchecked Sendable {
     }
 
     func receive(chunk: Data) async throws {
-        let queued = consumedAt > 0 && Deadline.now &- consumedAt < Self.queuedGap
-        defer { consumedAt = Deadline.now }
         if let expectedSize = context.validator.expectedSize, written + Int64(chunk.count) > expectedSize {
             throw APIError.bodyTooLong(expected: expectedSize)
         }
@@ -72,10 +64,7 @@ final class PartReceiver: HTTPBodyConsumer, @unchecked Sendable {
         var count = chunk.count
         let end = context.ledger.end(of: part.id)
         if let end, written + Int64(count) > end { count = Int(max(0, end - written)) }
-        if count > 0 {
-            try await consume(BytesRef(chunk, range: 0..<count))
-            context.ledger.received(count, queued: queued)
-        }
+        if count > 0 { try await consume(BytesRef(chunk, range: 0..<count)) }
         if count < chunk.count || (end.map { written >= $0 && $0 != part.end } ?? false) {
             throw StorageSignal.partEnded
         }
@@ -85,12 +74,14 @@ final class PartReceiver: HTTPBodyConsumer, @unchecked Sendable {
     /// here if they are next in order; the bytes stay alive (and the next chunk waits) until
     /// both are done. Then the ledger records them, and what that leaves to do (hash what the
     /// frontier can now reach, a checkpoint, a progress report) is done here, outside its lock.
+    /// The CPU time all this took is the connection's busy time (`ConnectionController`).
     private func consume(_ bytes: BytesRef) async throws {
         let offset = written, ledger = context.ledger
         await ledger.makeRoom(for: bytes.count)
         let hashing = ledger.claimHash(at: offset)
+        var cpu: UInt64 = 0
         do {
-            try await context.sink.write(bytes, at: offset) {
+            cpu = try await context.sink.write(bytes, at: offset) {
                 if hashing { bytes.withBytes { ledger.digest.update($0) } }
             }
         } catch {
@@ -104,6 +95,7 @@ final class PartReceiver: HTTPBodyConsumer, @unchecked Sendable {
             context.sink.startWriteback(from: writebackStarted, length: written - writebackStarted)
             writebackStarted = written
         }
-        ledger.carryOut(after)
+        ThreadCPUTime.measure(&cpu) { ledger.carryOut(after) }
+        ledger.addBusy(cpu)
     }
 }

@@ -16,12 +16,9 @@ extension TransferLedger {
         var rangesServed = false
         var rangesIgnored = false
         var throttled = false
-        /// Bytes the connections received (written and hashed).
-        var received: Int64 = 0
-        /// Of those, bytes that were already waiting in the transport when their connection got
-        /// to them (`PartReceiver.queuedGap`): the link delivered faster than this machine
-        /// consumed.
-        var queued: Int64 = 0
+        /// CPU nanoseconds the connections spent writing and hashing what they received (the
+        /// share of a core this machine needs to keep up).
+        var busy: UInt64 = 0
     }
 
     /// Allows parts on the grid (several connections may run).
@@ -77,20 +74,15 @@ extension TransferLedger {
     /// Records a 429 or 503 from the storage host (the controller backs off).
     func throttled() { state.withLock { $0.connections.throttled = true } }
 
-    /// Counts `count` bytes a connection received, `queued` when they were already waiting for it.
-    func received(_ count: Int, queued: Bool) {
-        state.withLock { s in
-            s.connections.received += Int64(count)
-            if queued { s.connections.queued += Int64(count) }
-        }
-    }
+    /// Adds CPU time a connection spent writing and hashing what it received.
+    func addBusy(_ nanoseconds: UInt64) { state.withLock { $0.connections.busy += nanoseconds } }
 
     /// What the controller observes now; takes the throttled flag.
     func observe(at time: UInt64) -> ConnectionController.Observation {
         state.withLock { s in
             defer { s.connections.throttled = false }
             return ConnectionController.Observation(
-                sample: .init(time: time, bytes: Self.verifiedProgress(written: s.written, hashed: s.hash.hashed), received: s.connections.received, queued: s.connections.queued),
+                sample: .init(time: time, bytes: Self.verifiedProgress(written: s.written, hashed: s.hash.hashed), busy: s.connections.busy),
                 rangesServed: s.connections.rangesServed, rangesIgnored: s.connections.rangesIgnored,
                 throttled: s.connections.throttled, remaining: s.total.map { $0 - s.written.count })
         }

@@ -113,20 +113,20 @@ struct ConnectionControllerTests {
         #expect(byWritten.last == 16)
     }
 
-    @Test("one stream whose bytes mostly waited for its consumer (loopback: the link outpaces writing and hashing) stays one stream: no second connection is tried")
+    @Test("one stream whose connection is busy writing and hashing most of the baseline window (loopback) stays one stream: no second connection is tried")
     func consumerBound() {
         var c = ConnectionController(maxConnections: 16)
-        var time: UInt64 = 1_000_000_000, bytes: Int64 = 0, queued: Int64 = 0, counts: [Int] = []
+        var time: UInt64 = 1_000_000_000, bytes: Int64 = 0, busy: UInt64 = 0, counts: [Int] = []
         for _ in 0..<30 {
-            counts.append(c.decide(.init(sample: .init(time: time, bytes: bytes, received: bytes, queued: queued), rangesServed: true,
-                                         rangesIgnored: false, throttled: false)))
+            counts.append(c.decide(.init(sample: .init(time: time, bytes: bytes, busy: busy), rangesServed: true, rangesIgnored: false,
+                                         throttled: false)))
             time += ConnectionController.tick
             bytes += 50 << 20
-            queued += (50 << 20) * 9 / 10
+            busy += ConnectionController.tick * 9 / 10
         }
         #expect(counts.allSatisfy { $0 == 1 })
         #expect(c.phase == .settled)
-        // The same rate with the consumer mostly waiting for the network does step up.
+        // The same rate with the connection mostly waiting for the network does step up.
         var waiting = ConnectionController(maxConnections: 16)
         let grown = Self.run(&waiting, ticks: 20) { Double($0) * 0.5 }
         #expect(grown.max()! > 1)
