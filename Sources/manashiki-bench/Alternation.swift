@@ -60,14 +60,9 @@ struct Alternation {
                 try peer.reset()
                 if keepCache { sync() } else { context.flush.run() }
                 let busy = Machine.busyCPUSeconds()
-                var argv = peer.argv
-                if peer.profiled, let dir = context.profileDirectory {
-                    let name = "\(peer.name.filter { $0.isLetter || $0.isNumber })-\(context.profileCount).perf.data"
-                    context.profileCount += 1
-                    argv = ["perf", "record", "-q", "-g", "-o", dir.appendingPathComponent(name).path, "--"] + argv
-                    log("profiling into \(dir.appendingPathComponent(name).path)")
-                }
+                let (argv, trace) = traced(peer)
                 var r = try Child.run(PeakRSS.wrap(argv, into: rssFile), environment: peer.environment)
+                if let trace { log("\(peer.name): \(StraceSummary.line(trace))") }
                 r.maxRSSKiB = PeakRSS.read(rssFile) ?? r.maxRSSKiB
                 let others = max(0, Machine.busyCPUSeconds() - busy - r.cpuSeconds) / max(r.seconds, 1e-3)
                 let extra: [String: Double]
@@ -80,6 +75,40 @@ struct Alternation {
             }
         }
         return samples
+    }
+
+    /// `peer`'s command, under `strace -f -c` (`--strace`, with the summary's path) or `perf
+    /// record` (`--profile`) when it is profiled.
+    private func traced(_ peer: Peer) -> ([String], trace: String?) {
+        guard peer.profiled, let dir = context.straceDirectory ?? context.profileDirectory else { return (peer.argv, nil) }
+        let stem = dir.appendingPathComponent("\(peer.name.filter { $0.isLetter || $0.isNumber })-\(context.profileCount)").path
+        context.profileCount += 1
+        if context.straceDirectory != nil { return (["strace", "-f", "-c", "-o", stem + ".strace", "--"] + peer.argv, stem + ".strace") }
+        log("profiling into \(stem).perf.data")
+        return (["perf", "record", "-q", "-g", "-o", stem + ".perf.data", "--"] + peer.argv, nil)
+    }
+}
+
+/// The figures of an `strace -c` summary that show CPU per byte: reads, writes, futex waits and
+/// wake-ups, and threads started (`clone`/`clone3`).
+enum StraceSummary {
+    static func calls(in file: String) -> [String: Int] {
+        guard let text = try? String(contentsOfFile: file, encoding: .utf8) else { return [:] }
+        var calls: [String: Int] = [:]
+        for line in text.split(separator: "\n") {
+            let fields = line.split(separator: " ")
+            // % time, seconds, usecs/call, calls, [errors,] syscall
+            guard fields.count >= 5, let name = fields.last, let count = Int(fields[3]), Double(fields[0]) != nil else { continue }
+            calls[String(name)] = count
+        }
+        return calls
+    }
+
+    static func line(_ file: String) -> String {
+        let c = calls(in: file)
+        let threads = (c["clone3"] ?? 0) + (c["clone"] ?? 0)
+        return ["read", "pread64", "write", "pwrite64", "pwritev", "futex", "sync_file_range"].map { "\($0) \(c[$0] ?? 0)" }.joined(separator: ", ")
+            + ", threads started \(threads) (\(file))"
     }
 }
 

@@ -27,6 +27,10 @@ enum BenchCommand {
                 try FileManager.default.createDirectory(at: profile, withIntermediateDirectories: true)
                 context.profileDirectory = profile
             }
+            if let strace = options.strace {
+                try FileManager.default.createDirectory(at: strace, withIntermediateDirectories: true)
+                context.straceDirectory = strace
+            }
             defer { context.tearDown() }
             printHeader(context)
             for suite in chosen { try suite.run(context) }

@@ -18,6 +18,8 @@ final class BenchContext {
     /// Where `perf record` profiles of the SDK's runs go (`--profile DIR`), if anywhere.
     var profileDirectory: URL?
     var profileCount = 0
+    /// Where `strace -f -c` summaries of the SDK's runs go (`--strace DIR`), if anywhere.
+    var straceDirectory: URL?
     /// The load average at the start of every round so far.
     var loads: [Double] = []
     /// The bench's own executable, for the SDK's child modes.
@@ -49,6 +51,7 @@ final class BenchContext {
         var args = ["--rounds", String(rounds), "--size-mib", String(sizeMiB), "--workdir", disk.path]
         if let maxLoad { args += ["--max-load", String(maxLoad)] }
         if let profileDirectory { args += ["--profile", profileDirectory.path] }
+        if let straceDirectory { args += ["--strace", straceDirectory.path] }
         return args
     }
 
@@ -58,6 +61,7 @@ final class BenchContext {
         do throws(UsageError) { o = try BenchOptions.parse(arguments, suites: []) } catch { throw BenchError(error.message) }
         let context = BenchContext(rounds: o.rounds, sizeMiB: o.sizeMiB, disk: o.workdir, maxLoad: o.maxLoad)
         context.profileDirectory = o.profile
+        context.straceDirectory = o.strace
         return context
     }
 

@@ -17,6 +17,8 @@ struct BenchOptions: Sendable, Equatable {
     var maxLoad: Double?
     /// Where `perf record` profiles of the SDK's runs go (`--profile`).
     var profile: URL?
+    /// Where `strace -f -c` summaries of the SDK's runs go (`--strace`).
+    var strace: URL?
     /// `-h` / `--help`.
     var wantsHelp = false
 
@@ -44,6 +46,10 @@ struct BenchOptions: Sendable, Equatable {
             run the SDK's peers under `perf record -g` (linux-perf), profiles in DIR
             (timings of those runs include perf's overhead)
             """) { o, v in o.profile = URL(fileURLWithPath: v) },
+        Option(["--strace"], "DIR", help: """
+            run the SDK's peers under `strace -f -c` instead (system calls and
+            threads started, one summary per run in DIR; slower runs)
+            """) { o, v in o.strace = URL(fileURLWithPath: v) },
         Option(["-h", "--help"], help: "this help") { o, _ in o.wantsHelp = true },
     ])
 

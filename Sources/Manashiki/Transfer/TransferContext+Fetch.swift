@@ -8,6 +8,7 @@ extension TransferContext {
         while true {
             if ledger.retires() { return }
             guard let part = ledger.next(splitting: ledger.splitting, alone: ledger.wantsOne) else { break }
+            await ledger.recordInOrderIfPrefix(before: part, truncate: sink.truncate(to:))
             do { try await fetch(part) } catch {
                 ledger.connectionEnded()
                 throw error

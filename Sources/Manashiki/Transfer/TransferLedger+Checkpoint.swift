@@ -149,6 +149,38 @@ extension TransferLedger {
         }
     }
 
+    /// Records the partial in order again when one connection is left and `part` continues a
+    /// prefix: parts are no longer split (the controller settled on one stream), `part` is the
+    /// only one running, and every byte written is `0..<part.start`. The file is cut to that
+    /// prefix first (a kept partial may hold bytes its sidecar never named), then the sidecar
+    /// says "in order" (its length is what it holds). From then on the stream costs no
+    /// checkpoints (each flushes the file: on a disk, a stall every part) and a crash keeps every
+    /// byte written. Call before `part` writes its first byte.
+    func recordInOrderIfPrefix(before part: Part, truncate: @escaping @Sendable (Int64) throws -> Void) async {
+        guard recordsParts else { return }
+        await checkpointIdle()
+        let claimed = state.withLock { s -> Bool in
+            guard s.checkpoint.recorded != nil, !s.checkpoint.running, !s.connections.splitting,
+                  s.active.count == 1, s.active[part.id] != nil,
+                  s.written.ranges == (part.start > 0 ? [0..<part.start] : []) else { return false }
+            s.checkpoint.running = true
+            return true
+        }
+        guard claimed else { return }
+        await withCheckedContinuation { (c: CheckedContinuation<Void, Never>) in
+            OffsetSink.ioQueue.async { [self] in
+                let cut = (try? truncate(part.start)) != nil
+                if cut { recorder?(nil) }
+                state.withLock { s in
+                    if cut { s.checkpoint.recorded = nil }
+                    s.checkpoint.running = false
+                    Self.wakeCheckpointWaiters(&s)
+                }
+                c.resume()
+            }
+        }
+    }
+
     /// Waits until no sidecar is being written (before the transfer's end keeps or installs
     /// the partial).
     func checkpointIdle() async {

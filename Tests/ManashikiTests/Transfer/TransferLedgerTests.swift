@@ -273,6 +273,51 @@ struct TransferLedgerRecordTests {
         await l.checkpointIdle()
         #expect(records.current.count == 3 && records.current.last??.count == 11 << 20)
     }
+
+    @Test("back to one stream that continues the prefix: the file is cut to it, the sidecar says in order, and no checkpoint follows; not while a gap or another part remains")
+    func backInOrder() async {
+        let records = Locked<[ByteRangeSet?]>([]), cuts = Locked<[Int64]>([])
+        let cut: @Sendable (Int64) throws -> Void = { length in cuts.withLock { $0.append(length) } }
+        let l = TransferLedger(total: 64 << 20, partSize: 4 << 20, recorder: { snapshot in records.withLock { $0.append(snapshot) } },
+                               checkpointInterval: .max)
+        l.allowSplitting()
+        await l.recordByParts()
+        let chunk = BytesRef(Data(count: 1 << 20), range: 0..<(1 << 20))
+        let a = l.next(splitting: true)!, b = l.next(splitting: true)!, c = l.next(splitting: true)!
+        for i in 0..<4 { l.carryOut(l.didWrite(Int64(i) << 20..<Int64(i + 1) << 20, part: a.id, bytes: chunk, hashed: false)) }
+        l.finish(a.id)
+        l.carryOut(l.didWrite(b.start..<(b.start + (1 << 20)), part: b.id, bytes: chunk, hashed: false))
+        l.carryOut(l.didWrite(c.start..<(c.start + (1 << 20)), part: c.id, bytes: chunk, hashed: false))
+        l.release(b.id) // its connection retired mid-part
+        l.setTarget(1, settled: true)
+        // Part c still runs: still recorded by parts.
+        let gap = l.next(splitting: l.splitting)!
+        #expect(gap.start == 5 << 20 && gap.end == c.start)
+        await l.recordInOrderIfPrefix(before: gap, truncate: cut)
+        #expect(l.recordsParts && cuts.current.isEmpty)
+        for i in 9..<12 { l.carryOut(l.didWrite(Int64(i) << 20..<Int64(i + 1) << 20, part: c.id, bytes: chunk, hashed: false)) }
+        l.finish(c.id)
+        // The gap is the only part now, but c's bytes lie beyond it: still by parts.
+        await l.recordInOrderIfPrefix(before: gap, truncate: cut)
+        #expect(l.recordsParts && cuts.current.isEmpty)
+        for i in 5..<8 { l.carryOut(l.didWrite(Int64(i) << 20..<Int64(i + 1) << 20, part: gap.id, bytes: chunk, hashed: false)) }
+        l.finish(gap.id)
+        // One stream left, continuing the prefix 0..<12 MiB: in order again.
+        await l.checkpointIdle()
+        let recordedBefore = records.current.count
+        let last = l.next(splitting: l.splitting)!
+        #expect(last.start == 12 << 20 && last.end == 64 << 20)
+        await l.recordInOrderIfPrefix(before: last, truncate: cut)
+        #expect(!l.recordsParts && cuts.current == [12 << 20])
+        #expect(records.current.count == recordedBefore + 1 && records.current.last == .some(nil))
+        for i in 12..<20 {
+            let after = l.didWrite(Int64(i) << 20..<Int64(i + 1) << 20, part: last.id, bytes: chunk, hashed: false)
+            #expect(after.checkpoint == nil)
+            l.carryOut(after)
+        }
+        await l.checkpointIdle()
+        #expect(records.current.count == recordedBefore + 1)
+    }
 }
 
 extension TransferLedger {
