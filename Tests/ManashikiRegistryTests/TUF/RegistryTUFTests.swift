@@ -37,6 +37,13 @@ print(json.dumps({"length": info.length if info else None, "sha256": info.hashes
                   "timestamp": updater._trusted_set.timestamp.version}))
 """#
 
+    /// python-tuf's metadata directory (`scratch/python`), holding the registry's root to start from.
+    func pinPythonClient() throws {
+        let python = scratch.file("python")
+        try FileManager.default.createDirectory(at: python, withIntermediateDirectories: true)
+        try FileManager.default.copyItem(at: keys.appendingPathComponent("root.json"), to: python.appendingPathComponent("root.json"))
+    }
+
     func pythonClient(_ registry: DevelopmentRegistry, _ path: String) throws -> [String: Any] {
         let script = scratch.file("client.py")
         try Data(Self.client.utf8).write(to: script)
@@ -51,9 +58,7 @@ print(json.dumps({"length": info.length if info else None, "sha256": info.hashes
     func pythonTUFVerifies() async throws {
         let registry = try start()
         defer { registry.stop() }
-        let python = scratch.file("python")
-        try FileManager.default.createDirectory(at: python, withIntermediateDirectories: true)
-        try FileManager.default.copyItem(at: keys.appendingPathComponent("root.json"), to: python.appendingPathComponent("root.json"))
+        try pinPythonClient()
         let tiny = try pythonClient(registry, "models/tiny/1.0.0.bin")
         #expect(tiny["length"] as? Int == 64 << 10 && tiny["sha256"] as? String == registry.sha256(modelId: Fixture.tiny))
         let first = try #require(tiny["timestamp"] as? Int)
@@ -70,9 +75,7 @@ print(json.dumps({"length": info.length if info else None, "sha256": info.hashes
     func pythonTUFRefusesFaults() async throws {
         let registry = try start()
         defer { registry.stop() }
-        let python = scratch.file("python")
-        try FileManager.default.createDirectory(at: python, withIntermediateDirectories: true)
-        try FileManager.default.copyItem(at: keys.appendingPathComponent("root.json"), to: python.appendingPathComponent("root.json"))
+        try pinPythonClient()
         #expect(try pythonClient(registry, "models/tiny/1.0.0.bin")["length"] as? Int == 64 << 10)
         let expected: [(RegistryFault, String)] = [
             (.tufRollback(.timestamp), "BadVersionNumberError"), (.tufRollback(.snapshot), "BadVersionNumberError"),

@@ -107,9 +107,7 @@ public struct TUFTrust: ArtifactTrust {
     /// version and expiry (`timestampExpires` is the date to alert on).
     /// - Throws: `TUFError`.
     public func refresh() async throws(TUFError) -> TUFSummary {
-        let cycle = TUFCycles.shared.join(metadataDirectory.path, make: makeCycle)
-        defer { TUFCycles.shared.leave(metadataDirectory.path) }
-        return try await cycle.refresh()
+        try await withCycle { cycle throws(TUFError) in try await cycle.refresh() }
     }
 
     /// Evidence that the signed repository lists `candidate`'s version with its digest and
@@ -118,14 +116,19 @@ public struct TUFTrust: ArtifactTrust {
     public func evaluate(_ candidate: ArtifactCandidate) async throws(TrustRefusal) -> TrustEvidence {
         var candidate = candidate
         candidate.pinnedExactly = candidate.pinnedExactly || pinnedVersions[candidate.modelId] == candidate.version
-        let cycle = TUFCycles.shared.join(metadataDirectory.path, make: makeCycle)
-        defer { TUFCycles.shared.leave(metadataDirectory.path) }
-        return try await cycle.evaluate(candidate)
+        return try await withCycle { cycle throws(TrustRefusal) in try await cycle.evaluate(candidate) }
     }
 
     /// Records `candidate`'s version as the model's high-water mark when it is the highest.
     public func didInstall(_ candidate: ArtifactCandidate, evidence: TrustEvidence) async throws {
         try TUFArtifactTrust.raiseHighWater(candidate, in: highWaterMarks, isOlder: isOlder)
+    }
+
+    /// Runs `body` in the update cycle running for this metadata directory (or a new one).
+    private func withCycle<T, E: Error>(_ body: (TUFArtifactTrust) async throws(E) -> T) async throws(E) -> T {
+        let cycle = TUFCycles.shared.join(metadataDirectory.path, make: makeCycle)
+        defer { TUFCycles.shared.leave(metadataDirectory.path) }
+        return try await body(cycle)
     }
 
     /// A new update cycle: expiry judged at the clock, or at the latest time trust was already
